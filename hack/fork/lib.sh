@@ -1,0 +1,100 @@
+# Shared definitions for the fork's scripts. Source it; do not run it.
+#
+# The repository root is the fork of k8s.io/apiextensions-apiserver. Upstream files are
+# never tracked: they are copied from the pinned module in the Go module cache, and the
+# fork's edits to them are carried as one patch per file under $PATCH_DIR.
+
+set -o errexit
+set -o nounset
+set -o pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+STAGING="$ROOT/staging/k8s.io/apiextensions-apiserver"
+PATCH_DIR="$STAGING/patches"
+UPSTREAM_MODULE=k8s.io/apiextensions-apiserver
+OUT="$ROOT/_output"
+STAMPS="$OUT/stamps"
+MATERIALIZED_SUMS="$OUT/materialized.sha256"
+TOOLS_BIN="$OUT/tools"
+
+# Files of the upstream module that the fork owns itself (tracked harness files).
+HARNESS_FILES=(go.mod go.sum README.md)
+
+log() { printf '[fork] %s\n' "$*" >&2; }
+die() { printf '[fork] error: %s\n' "$*" >&2; exit 1; }
+
+upstream_version() {
+  tr -d ' \n' <"$STAGING/VERSION"
+}
+
+# pristine_dir prints the module-cache directory of the pinned upstream module,
+# downloading it if needed.
+pristine_dir() {
+  local ver dir
+  ver=$(upstream_version)
+  dir=$(go mod download -json "$UPSTREAM_MODULE@$ver" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
+  [ -n "$dir" ] && [ -d "$dir" ] || die "cannot download $UPSTREAM_MODULE@$ver from the module proxy"
+  printf '%s\n' "$dir"
+}
+
+# is_harness PATH: the upstream file is replaced by a tracked file of the fork.
+is_harness() {
+  local f
+  for f in "${HARNESS_FILES[@]}"; do [ "$1" = "$f" ] && return 0; done
+  return 1
+}
+
+# is_generated PATH: the file is written by code generation, never patched or tracked.
+is_generated() {
+  case "$1" in
+    */zz_generated.*.go | zz_generated.*.go) return 0 ;;
+    */generated.pb.go | */generated.proto) return 0 ;;
+    pkg/client/*) return 0 ;;
+  esac
+  return 1
+}
+
+# upstream_files lists the module's files relative to its root, sorted.
+upstream_files() {
+  (cd "$1" && find . -type f | sed 's|^\./||' | LC_ALL=C sort)
+}
+
+patch_for() { printf '%s/%s.patch\n' "$PATCH_DIR" "$1"; }
+
+# expected_file PRISTINE PATH DEST writes pristine+patch for PATH to DEST.
+expected_file() {
+  local pristine=$1 path=$2 dest=$3 patch tmp
+  patch=$(patch_for "$path")
+  if [ ! -f "$patch" ]; then
+    cp "$pristine/$path" "$dest"
+    chmod u+w "$dest"
+    return
+  fi
+  tmp=$(mktemp -d)
+  mkdir -p "$tmp/$(dirname "$path")"
+  cp "$pristine/$path" "$tmp/$path"
+  chmod u+w "$tmp/$path"
+  if ! (cd "$tmp" && git apply --whitespace=nowarn "$patch"); then
+    rm -rf "$tmp"
+    die "patch $(basename "$patch") does not apply to $path at $(upstream_version); fix it (see README, 'Bumping upstream')"
+  fi
+  cp "$tmp/$path" "$dest"
+  rm -rf "$tmp"
+}
+
+# write_exclude lists every upstream path in .git/info/exclude, between markers.
+write_exclude() {
+  local list=$1 gitdir exclude
+  gitdir=$(cd "$ROOT" && git rev-parse --git-dir 2>/dev/null) || return 0
+  case "$gitdir" in /*) ;; *) gitdir="$ROOT/$gitdir" ;; esac
+  exclude="$gitdir/info/exclude"
+  mkdir -p "$(dirname "$exclude")"
+  touch "$exclude"
+  {
+    sed '/^# BEGIN fork upstream files/,/^# END fork upstream files/d' "$exclude"
+    echo "# BEGIN fork upstream files (written by hack/fork/materialize.sh)"
+    sed 's|^|/|' "$list"
+    echo "# END fork upstream files"
+  } >"$exclude.tmp"
+  mv "$exclude.tmp" "$exclude"
+}
