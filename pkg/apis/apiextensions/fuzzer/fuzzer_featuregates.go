@@ -1,0 +1,42 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package fuzzer
+
+import (
+	"sigs.k8s.io/randfill"
+
+	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
+)
+
+var customFeatureGatePreReleases = []apiextensions.CustomFeatureGatePreRelease{
+	apiextensions.CustomFeatureGateAlpha,
+	apiextensions.CustomFeatureGateBeta,
+	apiextensions.CustomFeatureGateStable,
+	apiextensions.CustomFeatureGateDeprecated,
+}
+
+// customFeatureGateFuzzer fills a custom feature gate with values of the shape the API
+// accepts, so that round-trip tests exercise realistic gates as well as random ones.
+func customFeatureGateFuzzer(obj *apiextensions.CustomResourceDefinitionFeatureGate, c randfill.Continue) {
+	c.FillNoCustom(obj)
+	if c.Bool() {
+		obj.PreRelease = customFeatureGatePreReleases[c.Intn(len(customFeatureGatePreReleases))]
+	}
+	if c.Bool() {
+		obj.FieldPaths = append(obj.FieldPaths, ".spec.replicas", ".spec.containers[*].image")
+	}
+}

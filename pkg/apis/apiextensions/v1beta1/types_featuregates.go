@@ -1,0 +1,89 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1beta1
+
+// CustomFeatureGatePreRelease is the stage of development of the fields a custom feature
+// gate guards.
+// +enum
+type CustomFeatureGatePreRelease string
+
+const (
+	// CustomFeatureGateAlpha marks fields that are disabled unless a cluster admin enables them.
+	CustomFeatureGateAlpha CustomFeatureGatePreRelease = "alpha"
+	// CustomFeatureGateBeta marks fields that are enabled unless a cluster admin disables them.
+	CustomFeatureGateBeta CustomFeatureGatePreRelease = "beta"
+	// CustomFeatureGateStable marks fields that are always enabled.
+	CustomFeatureGateStable CustomFeatureGatePreRelease = "stable"
+	// CustomFeatureGateDeprecated marks fields that draw a warning when they are used.
+	CustomFeatureGateDeprecated CustomFeatureGatePreRelease = "deprecated"
+)
+
+// CustomResourceDefinitionFeatureGates declares feature gates for fields of the custom
+// resources of a CustomResourceDefinition (KEP-2608).
+type CustomResourceDefinitionFeatureGates struct {
+	// featureGates lists the gates. No field path may be guarded by two gates.
+	// +listType=map
+	// +listMapKey=name
+	// +optional
+	FeatureGates []CustomResourceDefinitionFeatureGate `json:"featureGates,omitempty" protobuf:"bytes,1,rep,name=featureGates"`
+
+	// component names the project responsible for these gates, such as the operator that
+	// owns the CRD. It is published with the gates. Must be a DNS-1123 subdomain.
+	// +optional
+	Component *string `json:"component,omitempty" protobuf:"bytes,2,opt,name=component"`
+}
+
+// CustomResourceDefinitionFeatureGate declares one feature gate and the fields it guards.
+//
+// Whether a gate is enabled follows these rules, in order: a stable gate is enabled; else
+// `enabled` decides when it is set; else `default` decides when it is set; else a beta gate
+// is enabled; else (alpha or deprecated) it is disabled. A field is live only when its own
+// gate and the gates of all its gated ancestors are enabled.
+type CustomResourceDefinitionFeatureGate struct {
+	// name identifies the gate. It is UpperCamelCase: an upper-case letter followed by
+	// letters and digits, at most 63 characters, and unique within the CRD.
+	// +required
+	Name string `json:"name" protobuf:"bytes,1,opt,name=name"`
+
+	// preRelease is the stage of the guarded fields: alpha, beta, stable or deprecated.
+	// +required
+	PreRelease CustomFeatureGatePreRelease `json:"preRelease" protobuf:"bytes,2,opt,name=preRelease,casttype=CustomFeatureGatePreRelease"`
+
+	// enabled is the cluster admin's choice. When set, it decides whether the gate is enabled,
+	// except for a stable gate, which is always enabled and may not set enabled to false.
+	// +optional
+	Enabled *bool `json:"enabled,omitempty" protobuf:"varint,3,opt,name=enabled"`
+
+	// default is the CRD author's default, used when enabled is not set. An alpha gate may
+	// only default to false, a stable gate only to true, and a deprecated gate must set it.
+	// +optional
+	Default *bool `json:"default,omitempty" protobuf:"varint,4,opt,name=default"`
+
+	// fieldDeprecationWarning replaces the default warning sent when a field of a deprecated
+	// gate is used. It may only be set when preRelease is deprecated. At most 256 printable
+	// characters, since it is sent in an HTTP Warning header.
+	// +optional
+	FieldDeprecationWarning *string `json:"fieldDeprecationWarning,omitempty" protobuf:"bytes,5,opt,name=fieldDeprecationWarning"`
+
+	// fieldPaths are the fields the gate guards, as paths in the storage version's schema,
+	// such as `.spec.replicas`. `[*]` after a segment means every item of a list or every
+	// value of a map, such as `.spec.containers[*].image`. Paths into metadata, apiVersion
+	// or kind are not allowed.
+	// +listType=set
+	// +required
+	FieldPaths []string `json:"fieldPaths" protobuf:"bytes,6,rep,name=fieldPaths"`
+}

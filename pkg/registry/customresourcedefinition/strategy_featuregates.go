@@ -1,0 +1,36 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package customresourcedefinition
+
+import (
+	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
+	apiextensionsfeatures "k8s.io/apiextensions-apiserver/pkg/features"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+)
+
+// dropDisabledCustomFeatureGates drops spec.customFeatureGates while the
+// CRDFieldLevelVersioning feature gate is disabled, unless the old object already uses it:
+// data that is already stored is never lost.
+func dropDisabledCustomFeatureGates(newCRD, oldCRD *apiextensions.CustomResourceDefinition) {
+	if utilfeature.DefaultFeatureGate.Enabled(apiextensionsfeatures.CRDFieldLevelVersioning) {
+		return
+	}
+	if oldCRD != nil && oldCRD.Spec.CustomFeatureGates != nil {
+		return
+	}
+	newCRD.Spec.CustomFeatureGates = nil
+}

@@ -1,0 +1,102 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package customresourcedefinition
+
+import (
+	"context"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
+	apiextensionsfeatures "k8s.io/apiextensions-apiserver/pkg/features"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	featuregatetesting "k8s.io/component-base/featuregate/testing"
+	"k8s.io/utils/ptr"
+)
+
+func TestDropDisabledCustomFeatureGates(t *testing.T) {
+	gates := func() *apiextensions.CustomResourceDefinitionFeatureGates {
+		return &apiextensions.CustomResourceDefinitionFeatureGates{
+			Component: ptr.To("example.com"),
+			FeatureGates: []apiextensions.CustomResourceDefinitionFeatureGate{{
+				Name:       "ReplicasFeatureGate",
+				PreRelease: apiextensions.CustomFeatureGateAlpha,
+				Enabled:    ptr.To(true),
+				FieldPaths: []string{".spec.replicas"},
+			}},
+		}
+	}
+	otherGates := func() *apiextensions.CustomResourceDefinitionFeatureGates {
+		g := gates()
+		g.FeatureGates[0].Enabled = ptr.To(false)
+		return g
+	}
+	crd := func(g *apiextensions.CustomResourceDefinitionFeatureGates) *apiextensions.CustomResourceDefinition {
+		return &apiextensions.CustomResourceDefinition{
+			ObjectMeta: metav1.ObjectMeta{Name: "crontabs.stable.example.com", ResourceVersion: "1", Generation: 1},
+			Spec: apiextensions.CustomResourceDefinitionSpec{
+				Group:              "stable.example.com",
+				Versions:           []apiextensions.CustomResourceDefinitionVersion{{Name: "v1", Served: true, Storage: true}},
+				CustomFeatureGates: g,
+			},
+		}
+	}
+
+	testCases := []struct {
+		name        string
+		gateEnabled bool
+		oldGates    *apiextensions.CustomResourceDefinitionFeatureGates // nil old CRD when create is true
+		create      bool
+		newGates    *apiextensions.CustomResourceDefinitionFeatureGates
+		wantGates   *apiextensions.CustomResourceDefinitionFeatureGates
+	}{
+		{name: "create, gate off, field set: dropped", create: true, newGates: gates(), wantGates: nil},
+		{name: "create, gate off, field unset: unchanged", create: true, newGates: nil, wantGates: nil},
+		{name: "create, gate on, field set: kept", gateEnabled: true, create: true, newGates: gates(), wantGates: gates()},
+		{name: "create, gate on, field unset: unchanged", gateEnabled: true, create: true, newGates: nil, wantGates: nil},
+		{name: "update, gate off, old without, new with: dropped", oldGates: nil, newGates: gates(), wantGates: nil},
+		{name: "update, gate off, old with, new with: kept", oldGates: gates(), newGates: gates(), wantGates: gates()},
+		{name: "update, gate off, old with, new changed: kept as changed", oldGates: gates(), newGates: otherGates(), wantGates: otherGates()},
+		{name: "update, gate off, old with, new without: removal allowed", oldGates: gates(), newGates: nil, wantGates: nil},
+		{name: "update, gate off, old without, new without: unchanged", oldGates: nil, newGates: nil, wantGates: nil},
+		{name: "update, gate on, old without, new with: kept", gateEnabled: true, oldGates: nil, newGates: gates(), wantGates: gates()},
+		{name: "update, gate on, old with, new with: kept", gateEnabled: true, oldGates: gates(), newGates: otherGates(), wantGates: otherGates()},
+		{name: "update, gate on, old with, new without: removed", gateEnabled: true, oldGates: gates(), newGates: nil, wantGates: nil},
+	}
+	for _, tc := range testCases {
+		t.Run(tc.name, func(t *testing.T) {
+			featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, apiextensionsfeatures.CRDFieldLevelVersioning, tc.gateEnabled)
+			s := NewStrategy(nil)
+			newCRD := crd(tc.newGates)
+			if tc.create {
+				s.PrepareForCreate(context.Background(), newCRD)
+			} else {
+				oldCRD := crd(tc.oldGates)
+				oldCopy := oldCRD.DeepCopy()
+				s.PrepareForUpdate(context.Background(), newCRD, oldCRD)
+				if diff := cmp.Diff(oldCopy, oldCRD); diff != "" {
+					t.Errorf("old object was mutated (-before +after):\n%s", diff)
+				}
+			}
+			if diff := cmp.Diff(tc.wantGates, newCRD.Spec.CustomFeatureGates); diff != "" {
+				t.Errorf("spec.customFeatureGates (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
