@@ -1,0 +1,282 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package validation
+
+import (
+	"fmt"
+	"regexp"
+	"unicode"
+	"unicode/utf8"
+
+	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
+	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/featuregates"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+const (
+	// MaxCustomFeatureGates bounds spec.customFeatureGates.featureGates.
+	MaxCustomFeatureGates = 128
+	// MaxCustomFeatureGateFieldPaths bounds the fieldPaths of one gate.
+	MaxCustomFeatureGateFieldPaths = 64
+	// MaxCustomFeatureGateNameLength bounds a gate's name.
+	MaxCustomFeatureGateNameLength = 63
+	// MaxFieldDeprecationWarningLength bounds fieldDeprecationWarning, in characters.
+	MaxFieldDeprecationWarningLength = 256
+)
+
+var customFeatureGateNameRegexp = regexp.MustCompile(`^[A-Z][A-Za-z0-9]*$`)
+
+var supportedCustomFeatureGatePreReleases = []apiextensions.CustomFeatureGatePreRelease{
+	apiextensions.CustomFeatureGateAlpha,
+	apiextensions.CustomFeatureGateBeta,
+	apiextensions.CustomFeatureGateStable,
+	apiextensions.CustomFeatureGateDeprecated,
+}
+
+// validateCustomFeatureGates validates spec.customFeatureGates. oldGates are the gates of the
+// CRD before an update (nil on create): a gate that the update leaves unchanged is not
+// checked again against the storage schema, so that a schema change never makes an
+// accepted CRD invalid (the paths it orphans draw a warning instead).
+func validateCustomFeatureGates(spec *apiextensions.CustomResourceDefinitionSpec, oldGates *apiextensions.CustomResourceDefinitionFeatureGates, fldPath *field.Path) field.ErrorList {
+	gates := spec.CustomFeatureGates
+	if gates == nil {
+		return nil
+	}
+	var allErrs field.ErrorList
+	if gates.Component != nil {
+		for _, msg := range utilvalidation.IsDNS1123Subdomain(*gates.Component) {
+			allErrs = append(allErrs, field.Invalid(fldPath.Child("component"), *gates.Component, msg))
+		}
+	}
+	gatesPath := fldPath.Child("featureGates")
+	if len(gates.FeatureGates) > MaxCustomFeatureGates {
+		// Stop here: the list is rejected as a whole, and its size must not set the cost.
+		return append(allErrs, field.TooMany(gatesPath, len(gates.FeatureGates), MaxCustomFeatureGates))
+	}
+
+	schema, storageVersion := storageStructuralSchema(spec)
+	unchanged := unchangedCustomFeatureGates(gates, oldGates)
+	names := make(map[string]bool, len(gates.FeatureGates))
+	guardedBy := map[string]string{}
+	for i := range gates.FeatureGates {
+		gate := &gates.FeatureGates[i]
+		gatePath := gatesPath.Index(i)
+		allErrs = append(allErrs, validateCustomFeatureGateFields(gate, gatePath)...)
+		if gate.Name != "" {
+			if names[gate.Name] {
+				allErrs = append(allErrs, field.Duplicate(gatePath.Child("name"), gate.Name))
+			}
+			names[gate.Name] = true
+		}
+
+		pathsPath := gatePath.Child("fieldPaths")
+		if len(gate.FieldPaths) == 0 {
+			allErrs = append(allErrs, field.Required(pathsPath, "a gate must guard at least one field path"))
+			continue
+		}
+		if len(gate.FieldPaths) > MaxCustomFeatureGateFieldPaths {
+			allErrs = append(allErrs, field.TooMany(pathsPath, len(gate.FieldPaths), MaxCustomFeatureGateFieldPaths))
+			continue
+		}
+		resolve := schema != nil && !unchanged[gate.Name]
+		inGate := make(map[string]bool, len(gate.FieldPaths))
+		for j, raw := range gate.FieldPaths {
+			pathPath := pathsPath.Index(j)
+			if len(raw) > featuregates.MaxPathLength {
+				allErrs = append(allErrs, field.TooLong(pathPath, "" /*unused*/, featuregates.MaxPathLength))
+				continue
+			}
+			p, err := featuregates.ParsePath(raw)
+			if err != nil {
+				allErrs = append(allErrs, field.Invalid(pathPath, raw, err.Error()))
+				continue
+			}
+			if p.IsReserved() {
+				allErrs = append(allErrs, field.Invalid(pathPath, raw, "must not point to .metadata, .apiVersion or .kind"))
+				continue
+			}
+			key := p.String()
+			if inGate[key] {
+				allErrs = append(allErrs, field.Duplicate(pathPath, raw))
+				continue
+			}
+			inGate[key] = true
+			if other, ok := guardedBy[key]; ok {
+				dup := field.Duplicate(pathPath, raw)
+				dup.Detail = fmt.Sprintf("already guarded by feature gate %q; a field path may be guarded by one gate only", other)
+				allErrs = append(allErrs, dup)
+				continue
+			}
+			guardedBy[key] = gate.Name
+			if resolve {
+				if err := featuregates.Resolve(p, schema); err != nil {
+					allErrs = append(allErrs, field.Invalid(pathPath, raw, fmt.Sprintf("must exist in the schema of the storage version %q: %v", storageVersion, err)))
+				}
+			}
+		}
+	}
+	return allErrs
+}
+
+// validateCustomFeatureGateFields validates a gate's own fields, everything but fieldPaths.
+func validateCustomFeatureGateFields(gate *apiextensions.CustomResourceDefinitionFeatureGate, fldPath *field.Path) field.ErrorList {
+	var allErrs field.ErrorList
+	namePath := fldPath.Child("name")
+	switch {
+	case gate.Name == "":
+		allErrs = append(allErrs, field.Required(namePath, ""))
+	case len(gate.Name) > MaxCustomFeatureGateNameLength:
+		allErrs = append(allErrs, field.TooLong(namePath, "" /*unused*/, MaxCustomFeatureGateNameLength))
+	case !customFeatureGateNameRegexp.MatchString(gate.Name):
+		allErrs = append(allErrs, field.Invalid(namePath, gate.Name, "must be UpperCamelCase: an upper-case letter followed by letters and digits (regex "+customFeatureGateNameRegexp.String()+")"))
+	}
+
+	preReleasePath := fldPath.Child("preRelease")
+	switch gate.PreRelease {
+	case "":
+		allErrs = append(allErrs, field.Required(preReleasePath, ""))
+	case apiextensions.CustomFeatureGateAlpha:
+		if gate.Default != nil && *gate.Default {
+			allErrs = append(allErrs, field.Invalid(fldPath.Child("default"), *gate.Default, "must be false for an alpha gate"))
+		}
+	case apiextensions.CustomFeatureGateBeta:
+	case apiextensions.CustomFeatureGateStable:
+		if gate.Default != nil && !*gate.Default {
+			allErrs = append(allErrs, field.Invalid(fldPath.Child("default"), *gate.Default, "must be true for a stable gate"))
+		}
+		if gate.Enabled != nil && !*gate.Enabled {
+			allErrs = append(allErrs, field.Invalid(fldPath.Child("enabled"), *gate.Enabled, "a stable gate is locked on and cannot be disabled"))
+		}
+	case apiextensions.CustomFeatureGateDeprecated:
+		if gate.Default == nil {
+			allErrs = append(allErrs, field.Required(fldPath.Child("default"), "a deprecated gate must set its default"))
+		}
+	default:
+		allErrs = append(allErrs, field.NotSupported(preReleasePath, gate.PreRelease, supportedCustomFeatureGatePreReleases))
+	}
+
+	if gate.FieldDeprecationWarning != nil {
+		warningPath := fldPath.Child("fieldDeprecationWarning")
+		text := *gate.FieldDeprecationWarning
+		switch {
+		case gate.PreRelease != apiextensions.CustomFeatureGateDeprecated:
+			allErrs = append(allErrs, field.Forbidden(warningPath, "may only be set when preRelease is deprecated"))
+		case !utf8.ValidString(text):
+			allErrs = append(allErrs, field.Invalid(warningPath, "", "must be valid UTF-8"))
+		case utf8.RuneCountInString(text) > MaxFieldDeprecationWarningLength:
+			allErrs = append(allErrs, field.TooLong(warningPath, "" /*unused*/, MaxFieldDeprecationWarningLength))
+		case text == "":
+			allErrs = append(allErrs, field.Invalid(warningPath, text, "must not be empty; omit it to use the default warning"))
+		default:
+			for _, r := range text {
+				if !unicode.IsPrint(r) {
+					allErrs = append(allErrs, field.Invalid(warningPath, text, fmt.Sprintf("must be printable text, since it is sent in an HTTP Warning header; found %q", r)))
+					break
+				}
+			}
+		}
+	}
+	return allErrs
+}
+
+// unchangedCustomFeatureGates returns the names of the gates that are equal in old and new.
+func unchangedCustomFeatureGates(gates, oldGates *apiextensions.CustomResourceDefinitionFeatureGates) map[string]bool {
+	if oldGates == nil || len(oldGates.FeatureGates) > MaxCustomFeatureGates {
+		return nil
+	}
+	old := make(map[string]*apiextensions.CustomResourceDefinitionFeatureGate, len(oldGates.FeatureGates))
+	for i := range oldGates.FeatureGates {
+		old[oldGates.FeatureGates[i].Name] = &oldGates.FeatureGates[i]
+	}
+	unchanged := map[string]bool{}
+	for i := range gates.FeatureGates {
+		g := &gates.FeatureGates[i]
+		if o, ok := old[g.Name]; ok && apiequality.Semantic.DeepEqual(g, o) {
+			unchanged[g.Name] = true
+		}
+	}
+	return unchanged
+}
+
+// storageStructuralSchema returns the structural schema of the storage version and that
+// version's name, or a nil schema when there is none or it is not structural (other
+// validation reports that).
+func storageStructuralSchema(spec *apiextensions.CustomResourceDefinitionSpec) (*structuralschema.Structural, string) {
+	var storage *apiextensions.CustomResourceDefinitionVersion
+	for i := range spec.Versions {
+		if spec.Versions[i].Storage {
+			storage = &spec.Versions[i]
+			break
+		}
+	}
+	if storage == nil {
+		return nil, ""
+	}
+	var props *apiextensions.JSONSchemaProps
+	switch {
+	case spec.Validation != nil:
+		props = spec.Validation.OpenAPIV3Schema
+	case storage.Schema != nil:
+		props = storage.Schema.OpenAPIV3Schema
+	}
+	if props == nil {
+		return nil, storage.Name
+	}
+	s, err := structuralschema.NewStructural(props)
+	if err != nil {
+		return nil, storage.Name
+	}
+	return s, storage.Name
+}
+
+// CustomFeatureGatesWarnings returns warnings for a CRD update: a gated field path that an
+// unchanged gate keeps, but that the new storage schema no longer has. Such a path is not
+// an error (the gate was valid when it was written), but it guards nothing.
+func CustomFeatureGatesWarnings(spec, oldSpec *apiextensions.CustomResourceDefinitionSpec) []string {
+	if spec.CustomFeatureGates == nil || oldSpec == nil || oldSpec.CustomFeatureGates == nil {
+		return nil
+	}
+	if len(spec.CustomFeatureGates.FeatureGates) > MaxCustomFeatureGates {
+		return nil
+	}
+	schema, storageVersion := storageStructuralSchema(spec)
+	if schema == nil {
+		return nil
+	}
+	unchanged := unchangedCustomFeatureGates(spec.CustomFeatureGates, oldSpec.CustomFeatureGates)
+	base := field.NewPath("spec", "customFeatureGates", "featureGates")
+	var warnings []string
+	for i, gate := range spec.CustomFeatureGates.FeatureGates {
+		if !unchanged[gate.Name] || len(gate.FieldPaths) > MaxCustomFeatureGateFieldPaths {
+			continue
+		}
+		for j, raw := range gate.FieldPaths {
+			p, err := featuregates.ParsePath(raw)
+			if err != nil {
+				continue
+			}
+			if err := featuregates.Resolve(p, schema); err != nil {
+				warnings = append(warnings, fmt.Sprintf("%s: field path %s of feature gate %s is no longer in the schema of the storage version %q, so the gate does not guard it: %v",
+					base.Index(i).Child("fieldPaths").Index(j), p.String(), gate.Name, storageVersion, err))
+			}
+		}
+	}
+	return warnings
+}
