@@ -96,7 +96,9 @@ func TestValidateCustomFeatureGates(t *testing.T) {
 		{
 			name: "valid gates of every stage, nested, wildcard and below preserve-unknown-fields",
 			spec: featureGateTestSpec(
-				withGate(alpha, func(g *apiextensions.CustomResourceDefinitionFeatureGate) { g.Enabled, g.Default = ptr.To(true), ptr.To(false) }),
+				withGate(alpha, func(g *apiextensions.CustomResourceDefinitionFeatureGate) {
+					g.Enabled, g.Default = ptr.To(true), ptr.To(false)
+				}),
 				withGate(gate("FooFeatureGate", apiextensions.CustomFeatureGateBeta, ".spec.foo"), func(g *apiextensions.CustomResourceDefinitionFeatureGate) { g.Default = ptr.To(true) }),
 				withGate(gate("QuxFeatureGate", apiextensions.CustomFeatureGateBeta, ".spec.foo.qux"), func(g *apiextensions.CustomResourceDefinitionFeatureGate) { g.Default = ptr.To(false) }),
 				withGate(gate("ImagesV2", apiextensions.CustomFeatureGateStable, ".spec.containers[*].image", ".status.ready"), func(g *apiextensions.CustomResourceDefinitionFeatureGate) {
@@ -181,8 +183,12 @@ func TestValidateCustomFeatureGates(t *testing.T) {
 		{
 			name: "beta may default either way and be enabled or disabled",
 			spec: featureGateTestSpec(
-				withGate(gate("B1", apiextensions.CustomFeatureGateBeta, ".spec.replicas"), func(g *apiextensions.CustomResourceDefinitionFeatureGate) { g.Default, g.Enabled = ptr.To(true), ptr.To(false) }),
-				withGate(gate("B2", apiextensions.CustomFeatureGateBeta, ".spec.image"), func(g *apiextensions.CustomResourceDefinitionFeatureGate) { g.Default, g.Enabled = ptr.To(false), ptr.To(true) }),
+				withGate(gate("B1", apiextensions.CustomFeatureGateBeta, ".spec.replicas"), func(g *apiextensions.CustomResourceDefinitionFeatureGate) {
+					g.Default, g.Enabled = ptr.To(true), ptr.To(false)
+				}),
+				withGate(gate("B2", apiextensions.CustomFeatureGateBeta, ".spec.image"), func(g *apiextensions.CustomResourceDefinitionFeatureGate) {
+					g.Default, g.Enabled = ptr.To(false), ptr.To(true)
+				}),
 			),
 		},
 		{
