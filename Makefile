@@ -16,7 +16,10 @@ STAGING := staging/k8s.io/apiextensions-apiserver
 # only the fork's own files, and the stamps order the steps.
 STAGING_FILES := $(shell find $(STAGING) -type f 2>/dev/null)
 FORK_SCRIPTS  := $(wildcard hack/fork/*.sh)
-API_SOURCES   := $(shell find pkg/apis -name '*.go' ! -name '*_test.go' ! -name 'zz_generated.*' ! -name 'generated.pb.go' 2>/dev/null) \
+# Code generation reads the API packages (and pkg/apiserver/schema, for deepcopy).
+API_PACKAGES  := pkg/apis/apiextensions pkg/apis/apiextensions/v1 pkg/apis/apiextensions/v1beta1 pkg/apiserver/schema
+API_SOURCES   := $(filter-out %_test.go %/generated.pb.go,$(filter-out $(foreach d,$(API_PACKAGES),$(d)/zz_generated.%),\
+                   $(wildcard $(addsuffix /*.go,$(API_PACKAGES))))) \
                  $(wildcard hack/fork/api-rules/*)
 GO_SOURCES    := $(shell find . -path ./_output -prune -o -path ./.git -prune -o -name '*.go' ! -name '*_test.go' -print 2>/dev/null)
 
