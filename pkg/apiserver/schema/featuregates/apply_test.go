@@ -1,0 +1,260 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package featuregates
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
+)
+
+func obj(t *testing.T, s string) map[string]interface{} {
+	t.Helper()
+	if s == "" {
+		return nil
+	}
+	var m map[string]interface{}
+	if err := json.Unmarshal([]byte(s), &m); err != nil {
+		t.Fatalf("bad test JSON %s: %v", s, err)
+	}
+	return m
+}
+
+// TestKEPMatrix is the KEP's 8-case table for nested gates: FooFeatureGate guards .spec.foo,
+// QuxFeatureGate guards .spec.foo.qux. The write sets foo.baz=2 and foo.qux=3; for cases
+// 5-8 the stored object has foo.qux=1.
+func TestKEPMatrix(t *testing.T) {
+	const applied = `{"spec":{"foo":{"baz":2,"qux":3}}}`
+	const stored = `{"spec":{"foo":{"qux":1}}}`
+	tests := []struct {
+		n        int
+		stored   bool
+		foo, qux bool
+		want     string
+		changes  map[string]ChangeKind
+	}{
+		{n: 1, foo: false, qux: false, want: `{"spec":{}}`, changes: map[string]ChangeKind{".spec.foo": Dropped}},
+		{n: 2, foo: false, qux: true, want: `{"spec":{}}`, changes: map[string]ChangeKind{".spec.foo": Dropped}},
+		{n: 3, foo: true, qux: false, want: `{"spec":{"foo":{"baz":2}}}`, changes: map[string]ChangeKind{".spec.foo.qux": Dropped}},
+		{n: 4, foo: true, qux: true, want: applied},
+		{n: 5, stored: true, foo: false, qux: false, want: stored, changes: map[string]ChangeKind{".spec.foo": NotApplied}},
+		{n: 6, stored: true, foo: false, qux: true, want: stored, changes: map[string]ChangeKind{".spec.foo": NotApplied}},
+		{n: 7, stored: true, foo: true, qux: false, want: `{"spec":{"foo":{"baz":2,"qux":1}}}`, changes: map[string]ChangeKind{".spec.foo.qux": NotApplied}},
+		{n: 8, stored: true, foo: true, qux: true, want: applied},
+	}
+	for _, tc := range tests {
+		for _, create := range []bool{false, true} {
+			if create && tc.stored {
+				continue
+			}
+			ix := Compile([]GateSpec{
+				{Name: "FooFeatureGate", PreRelease: Alpha, Enabled: ptr.To(tc.foo), FieldPaths: []string{".spec.foo"}},
+				{Name: "QuxFeatureGate", PreRelease: Alpha, Enabled: ptr.To(tc.qux), FieldPaths: []string{".spec.foo.qux"}},
+			}, nil)
+			newObj := obj(t, applied)
+			var oldObj map[string]interface{}
+			if tc.stored {
+				oldObj = obj(t, stored)
+			} else if !create {
+				oldObj = obj(t, `{"spec":{}}`)
+			}
+			oldCopy := runtime.DeepCopyJSON(oldObj)
+			var changes []Change
+			if create {
+				changes = ix.PrepareForCreate(newObj, ScopeAll)
+			} else {
+				changes = ix.PrepareForUpdate(newObj, oldObj, ScopeAll)
+			}
+			if diff := cmp.Diff(obj(t, tc.want), newObj); diff != "" {
+				t.Errorf("case %d (create=%v): object (-want +got):\n%s", tc.n, create, diff)
+			}
+			if diff := cmp.Diff(tc.changes, changeMap(changes), cmp.AllowUnexported()); diff != "" {
+				t.Errorf("case %d (create=%v): changes (-want +got):\n%s", tc.n, create, diff)
+			}
+			if diff := cmp.Diff(oldCopy, oldObj); diff != "" {
+				t.Errorf("case %d: old object was mutated:\n%s", tc.n, diff)
+			}
+		}
+	}
+}
+
+func changeMap(changes []Change) map[string]ChangeKind {
+	if len(changes) == 0 {
+		return nil
+	}
+	m := map[string]ChangeKind{}
+	for _, c := range changes {
+		m[c.Path.Path.String()] = c.Kind
+	}
+	return m
+}
+
+func TestPrepareForUpdate(t *testing.T) {
+	listSchema := func(listType string, keys ...string) *structuralschema.Structural {
+		s := &structuralschema.Structural{
+			Generic: structuralschema.Generic{Type: "object"},
+			Properties: map[string]structuralschema.Structural{"spec": {
+				Generic: structuralschema.Generic{Type: "object"},
+				Properties: map[string]structuralschema.Structural{"containers": {
+					Generic:    structuralschema.Generic{Type: "array"},
+					Extensions: structuralschema.Extensions{XListType: ptr.To(listType), XListMapKeys: keys},
+					Items:      &structuralschema.Structural{Generic: structuralschema.Generic{Type: "object"}},
+				}},
+			}},
+		}
+		return s
+	}
+	disabled := func(paths ...string) []GateSpec {
+		return []GateSpec{{Name: "G", PreRelease: Alpha, FieldPaths: paths}}
+	}
+	tests := []struct {
+		name    string
+		gates   []GateSpec
+		schema  *structuralschema.Structural
+		scope   Scope
+		old     string
+		new     string
+		want    string
+		changes map[string]ChangeKind
+	}{
+		{
+			name:  "unchanged stored value: no change, no warning",
+			gates: disabled(".spec.replicas"), old: `{"spec":{"replicas":3}}`, new: `{"spec":{"replicas":3,"image":"b"}}`,
+			want: `{"spec":{"replicas":3,"image":"b"}}`,
+		},
+		{
+			name:  "stored value removed by the write is kept",
+			gates: disabled(".spec.replicas"), old: `{"spec":{"replicas":3}}`, new: `{"spec":{"image":"b"}}`,
+			want: `{"spec":{"replicas":3,"image":"b"}}`, changes: map[string]ChangeKind{".spec.replicas": NotApplied},
+		},
+		{
+			name:  "parent removed by the write is recreated to keep the stored value",
+			gates: disabled(".spec.foo.qux"), old: `{"spec":{"foo":{"qux":1,"baz":1}}}`, new: `{"spec":{}}`,
+			want: `{"spec":{"foo":{"qux":1}}}`, changes: map[string]ChangeKind{".spec.foo.qux": NotApplied},
+		},
+		{
+			name:  "absent everywhere: nothing created",
+			gates: disabled(".spec.foo.qux"), old: `{"spec":{}}`, new: `{"spec":{"a":1}}`, want: `{"spec":{"a":1}}`,
+		},
+		{
+			name:  "null parent is left to validation",
+			gates: disabled(".spec.foo.qux"), old: `{"spec":{}}`, new: `{"spec":{"foo":null}}`, want: `{"spec":{"foo":null}}`,
+		},
+		{
+			name:  "list by index: stored item values kept, new items dropped",
+			gates: disabled(".spec.containers[*].image"), schema: listSchema("atomic"),
+			old:     `{"spec":{"containers":[{"name":"a","image":"i1"},{"name":"b"}]}}`,
+			new:     `{"spec":{"containers":[{"name":"a","image":"i2"},{"name":"b","image":"x"},{"name":"c","image":"y"}]}}`,
+			want:    `{"spec":{"containers":[{"name":"a","image":"i1"},{"name":"b"},{"name":"c"}]}}`,
+			changes: map[string]ChangeKind{".spec.containers[*].image": NotApplied},
+		},
+		{
+			name:  "map list correlated by key, not index",
+			gates: disabled(".spec.containers[*].image"), schema: listSchema("map", "name"),
+			old:     `{"spec":{"containers":[{"name":"a","image":"ia"},{"name":"b","image":"ib"}]}}`,
+			new:     `{"spec":{"containers":[{"name":"b","image":"new"},{"name":"c","image":"ic"},{"name":"a"}]}}`,
+			want:    `{"spec":{"containers":[{"name":"b","image":"ib"},{"name":"c"},{"name":"a","image":"ia"}]}}`,
+			changes: map[string]ChangeKind{".spec.containers[*].image": NotApplied},
+		},
+		{
+			name:  "wildcard as the last step drops new items and keeps stored ones",
+			gates: disabled(".spec.containers[*]"), schema: listSchema("map", "name"),
+			old:     `{"spec":{"containers":[{"name":"a","image":"ia"}]}}`,
+			new:     `{"spec":{"containers":[{"name":"a","image":"changed"},{"name":"b"}]}}`,
+			want:    `{"spec":{"containers":[{"name":"a","image":"ia"}]}}`,
+			changes: map[string]ChangeKind{".spec.containers[*]": NotApplied},
+		},
+		{
+			name:    "map values by key",
+			gates:   disabled(".spec.limits[*].max"),
+			old:     `{"spec":{"limits":{"cpu":{"max":1},"mem":{"max":2}}}}`,
+			new:     `{"spec":{"limits":{"cpu":{"max":5},"disk":{"max":3,"min":1}}}}`,
+			want:    `{"spec":{"limits":{"cpu":{"max":1},"disk":{"min":1}}}}`,
+			changes: map[string]ChangeKind{".spec.limits[*].max": NotApplied},
+		},
+		{
+			name:  "status scope touches only .status",
+			gates: disabled(".spec.replicas", ".status.ready"), scope: ScopeStatus,
+			old: `{"spec":{},"status":{}}`, new: `{"spec":{"replicas":3},"status":{"ready":true}}`,
+			want: `{"spec":{"replicas":3},"status":{}}`, changes: map[string]ChangeKind{".status.ready": Dropped},
+		},
+		{
+			name:  "main scope with a status subresource leaves .status alone",
+			gates: disabled(".spec.replicas", ".status.ready"), scope: ScopeExceptStatus,
+			old: `{"spec":{},"status":{}}`, new: `{"spec":{"replicas":3},"status":{"ready":true}}`,
+			want: `{"spec":{},"status":{"ready":true}}`, changes: map[string]ChangeKind{".spec.replicas": Dropped},
+		},
+		{
+			name: "enabled, stable and beta gates change nothing",
+			gates: []GateSpec{
+				{Name: "A", PreRelease: Alpha, Enabled: ptr.To(true), FieldPaths: []string{".spec.a"}},
+				{Name: "B", PreRelease: Beta, FieldPaths: []string{".spec.b"}},
+				{Name: "S", PreRelease: Stable, Enabled: ptr.To(false), FieldPaths: []string{".spec.s"}},
+			},
+			old: `{"spec":{}}`, new: `{"spec":{"a":1,"b":2,"s":3}}`, want: `{"spec":{"a":1,"b":2,"s":3}}`,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ix := Compile(tc.gates, tc.schema)
+			newObj, oldObj := obj(t, tc.new), obj(t, tc.old)
+			oldCopy := runtime.DeepCopyJSON(oldObj)
+			changes := ix.PrepareForUpdate(newObj, oldObj, tc.scope)
+			if diff := cmp.Diff(obj(t, tc.want), newObj); diff != "" {
+				t.Errorf("object (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.changes, changeMap(changes)); diff != "" {
+				t.Errorf("changes (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(oldCopy, oldObj); diff != "" {
+				t.Errorf("old object was mutated:\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestCompileEffectiveEnablement(t *testing.T) {
+	ix := Compile([]GateSpec{
+		{Name: "Qux", PreRelease: Beta, FieldPaths: []string{".spec.foo.qux", ".spec.bar[*].x"}},
+		{Name: "Foo", PreRelease: Alpha, FieldPaths: []string{".spec.foo"}},
+		{Name: "Bar", PreRelease: Stable, FieldPaths: []string{".spec.bar"}},
+		{Name: "Bad", PreRelease: Beta, FieldPaths: []string{"not a path", ".metadata.name"}},
+	}, nil)
+	want := map[string]bool{".spec.foo": false, ".spec.bar": true, ".spec.foo.qux": false, ".spec.bar[*].x": true}
+	got := map[string]bool{}
+	for _, p := range ix.Paths() {
+		got[p.Path.String()] = p.EffectivelyEnabled
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("effective enablement (-want +got):\n%s", diff)
+	}
+	if !ix.HasDisabled() || ix.HasDeprecated() {
+		t.Errorf("HasDisabled=%v HasDeprecated=%v, want true, false", ix.HasDisabled(), ix.HasDeprecated())
+	}
+	if Compile(nil, nil) != nil {
+		t.Error("Compile of no gates must be nil")
+	}
+	var none *Index
+	if none.HasDisabled() || none.PrepareForUpdate(map[string]interface{}{"spec": 1}, nil, ScopeAll) != nil {
+		t.Error("a nil index must gate nothing")
+	}
+}

@@ -1,0 +1,201 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package featuregates
+
+import (
+	"sort"
+
+	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+)
+
+// GateSpec is one declared gate, as the API carries it.
+type GateSpec struct {
+	Name               string
+	PreRelease         string
+	Enabled            *bool
+	Default            *bool
+	DeprecationWarning *string
+	FieldPaths         []string
+}
+
+// Gate is a compiled gate.
+type Gate struct {
+	Name       string
+	PreRelease string
+	// Enabled is the gate's own state, by the rules of Enabled.
+	Enabled bool
+	// DeprecationWarning is the custom warning of a deprecated gate, or "".
+	DeprecationWarning string
+}
+
+// GatedPath is one field path of a gate.
+type GatedPath struct {
+	Path Path
+	Gate *Gate
+	// EffectivelyEnabled is true when the path's gate and the gates of all its gated
+	// ancestor paths are enabled.
+	EffectivelyEnabled bool
+}
+
+// Index is the compiled form of a CRD's gates: built once per CRD revision, then shared,
+// read-only, by every request.
+type Index struct {
+	paths []GatedPath
+	// disabled is a trie of the effectively disabled paths that have no effectively disabled
+	// ancestor; nil when every path is enabled.
+	disabled *node
+	// deprecated are the effectively enabled paths of deprecated gates.
+	deprecated []*GatedPath
+}
+
+// node is a trie node over path steps.
+type node struct {
+	fields   map[string]*node
+	wildcard *node
+	// target is set on the node of a disabled path: its whole value is gated.
+	target *GatedPath
+	// listMapKeys are the x-kubernetes-list-map-keys of the list a wildcard child iterates,
+	// used to correlate new and old items; empty means correlation by index.
+	listMapKeys []string
+}
+
+// Compile builds the index of a CRD's gates. Paths that do not parse are skipped (CRD
+// validation rejects them). schema is the storage version's structural schema, used to
+// correlate list items; it may be nil. It returns nil when there are no gated paths.
+func Compile(specs []GateSpec, schema *structuralschema.Structural) *Index {
+	gates := make([]Gate, len(specs))
+	var paths []GatedPath
+	for i, s := range specs {
+		gates[i] = Gate{Name: s.Name, PreRelease: s.PreRelease, Enabled: Enabled(s.PreRelease, s.Enabled, s.Default)}
+		if s.DeprecationWarning != nil && s.PreRelease == Deprecated {
+			gates[i].DeprecationWarning = *s.DeprecationWarning
+		}
+		for _, raw := range s.FieldPaths {
+			p, err := ParsePath(raw)
+			if err != nil || p.IsReserved() {
+				continue
+			}
+			paths = append(paths, GatedPath{Path: p, Gate: &gates[i]})
+		}
+	}
+	if len(paths) == 0 {
+		return nil
+	}
+	// Sorting by step count puts every ancestor before its descendants.
+	sort.SliceStable(paths, func(i, j int) bool { return paths[i].Path.Len() < paths[j].Path.Len() })
+	ix := &Index{paths: paths}
+	for i := range paths {
+		p := &paths[i]
+		p.EffectivelyEnabled = p.Gate.Enabled
+		for j := 0; j < i && p.EffectivelyEnabled; j++ {
+			if q := &paths[j]; q.Path.Len() < p.Path.Len() && p.Path.HasPrefix(q.Path) && !q.EffectivelyEnabled {
+				p.EffectivelyEnabled = false
+			}
+		}
+	}
+	for i := range paths {
+		p := &paths[i]
+		switch {
+		case !p.EffectivelyEnabled:
+			ix.addDisabled(p, schema)
+		case p.Gate.PreRelease == Deprecated:
+			ix.deprecated = append(ix.deprecated, p)
+		}
+	}
+	return ix
+}
+
+// addDisabled inserts a disabled path into the trie, unless a disabled ancestor covers it.
+func (ix *Index) addDisabled(p *GatedPath, schema *structuralschema.Structural) {
+	if ix.disabled == nil {
+		ix.disabled = &node{}
+	}
+	n := ix.disabled
+	for _, st := range p.Path.steps {
+		if n.target != nil {
+			return // an ancestor's whole value is gated already
+		}
+		if st.Wildcard {
+			if schema != nil && schema.Items != nil {
+				if schema.XListType != nil && *schema.XListType == "map" {
+					n.listMapKeys = schema.XListMapKeys
+				}
+				schema = schema.Items
+			} else if schema != nil && schema.AdditionalProperties != nil {
+				schema = schema.AdditionalProperties.Structural
+			} else {
+				schema = nil
+			}
+			if n.wildcard == nil {
+				n.wildcard = &node{}
+			}
+			n = n.wildcard
+			continue
+		}
+		if schema != nil {
+			if prop, ok := schema.Properties[st.Field]; ok {
+				schema = &prop
+			} else if schema.AdditionalProperties != nil {
+				schema = schema.AdditionalProperties.Structural
+			} else {
+				schema = nil
+			}
+		}
+		if n.fields == nil {
+			n.fields = map[string]*node{}
+		}
+		child, ok := n.fields[st.Field]
+		if !ok {
+			child = &node{}
+			n.fields[st.Field] = child
+		}
+		n = child
+	}
+	if n.target == nil {
+		n.target = p
+		// The whole value is gated: deeper disabled paths are covered.
+		n.fields, n.wildcard = nil, nil
+	}
+}
+
+// Paths returns every gated path, ancestors first. The caller must not modify them.
+func (ix *Index) Paths() []GatedPath {
+	if ix == nil {
+		return nil
+	}
+	return ix.paths
+}
+
+// HasDisabled reports whether any path is effectively disabled. When it is false, writes
+// take upstream's path: nothing is copied or converted.
+func (ix *Index) HasDisabled() bool { return ix != nil && ix.disabled != nil }
+
+// HasDeprecated reports whether any effectively enabled path belongs to a deprecated gate.
+func (ix *Index) HasDeprecated() bool { return ix != nil && len(ix.deprecated) > 0 }
+
+// Lookup returns the gated path with the given normalized form.
+func (ix *Index) Lookup(path string) (GatedPath, bool) {
+	if ix == nil {
+		return GatedPath{}, false
+	}
+	for _, p := range ix.paths {
+		if p.Path.String() == path {
+			return p, true
+		}
+	}
+	return GatedPath{}, false
+}
