@@ -1,0 +1,129 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package featuregates
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+)
+
+// maxWarningRunes bounds every warning text; each is sent in an HTTP Warning header.
+const maxWarningRunes = 512
+
+// Warning is the text sent to the client for a change: it names the path, the gate and the
+// gate's stage.
+func (c Change) Warning() string {
+	g := c.Path.Gate
+	state := "disabled"
+	if g.Enabled {
+		state = "enabled, but a gated parent field is disabled"
+	}
+	switch c.Kind {
+	case NotApplied:
+		return headerSafe(fmt.Sprintf("%s was not updated: feature gate %s (%s) is %s; the stored value was kept", c.Path.Path.String(), g.Name, g.PreRelease, state))
+	default:
+		return headerSafe(fmt.Sprintf("%s was dropped: feature gate %s (%s) is %s", c.Path.Path.String(), g.Name, g.PreRelease, state))
+	}
+}
+
+// DeprecationWarnings returns the warnings for fields of deprecated gates that a write uses:
+// present in newObj on create (oldObj nil), or changed by an update. A gate's custom text is
+// used when it has one.
+func (ix *Index) DeprecationWarnings(newObj, oldObj map[string]interface{}, scope Scope) []string {
+	if !ix.HasDeprecated() || newObj == nil {
+		return nil
+	}
+	var warnings []string
+	seen := map[string]bool{}
+	for _, p := range ix.deprecated {
+		if !scope.includes(p.Path.Root()) {
+			continue
+		}
+		values := collect(newObj, p.Path.steps, nil)
+		if len(values) == 0 {
+			continue
+		}
+		if oldObj != nil && apiequality.Semantic.DeepEqual(values, collect(oldObj, p.Path.steps, nil)) {
+			continue
+		}
+		w := p.Gate.DeprecationWarning
+		if w == "" {
+			w = fmt.Sprintf("%s is deprecated (feature gate %s)", p.Path.String(), p.Gate.Name)
+		}
+		w = headerSafe(w)
+		if !seen[w] {
+			seen[w] = true
+			warnings = append(warnings, w)
+		}
+	}
+	return warnings
+}
+
+// collect appends every value that the steps reach in v, in a stable order.
+func collect(v interface{}, steps []Step, out []interface{}) []interface{} {
+	if len(steps) == 0 {
+		return append(out, v)
+	}
+	st := steps[0]
+	switch t := v.(type) {
+	case map[string]interface{}:
+		if !st.Wildcard {
+			if child, ok := t[st.Field]; ok {
+				out = collect(child, steps[1:], out)
+			}
+			return out
+		}
+		keys := make([]string, 0, len(t))
+		for k := range t {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			out = collect(t[k], steps[1:], out)
+		}
+	case []interface{}:
+		if st.Wildcard {
+			for _, it := range t {
+				out = collect(it, steps[1:], out)
+			}
+		}
+	}
+	return out
+}
+
+// headerSafe makes a text fit an HTTP Warning header: valid UTF-8, no control characters,
+// bounded. Validation already demands this of the texts a CRD declares; this is a second line.
+func headerSafe(s string) string {
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, "?")
+	}
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, s)
+	if utf8.RuneCountInString(s) > maxWarningRunes {
+		s = string([]rune(s)[:maxWarningRunes-3]) + "..."
+	}
+	return s
+}
