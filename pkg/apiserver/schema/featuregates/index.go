@@ -186,16 +186,3 @@ func (ix *Index) HasDisabled() bool { return ix != nil && ix.disabled != nil }
 
 // HasDeprecated reports whether any effectively enabled path belongs to a deprecated gate.
 func (ix *Index) HasDeprecated() bool { return ix != nil && len(ix.deprecated) > 0 }
-
-// Lookup returns the gated path with the given normalized form.
-func (ix *Index) Lookup(path string) (GatedPath, bool) {
-	if ix == nil {
-		return GatedPath{}, false
-	}
-	for _, p := range ix.paths {
-		if p.Path.String() == path {
-			return p, true
-		}
-	}
-	return GatedPath{}, false
-}
