@@ -91,25 +91,9 @@ func (g *FieldGates) prepare(ctx context.Context, obj, old runtime.Object, scope
 	if g == nil || !g.index.HasDisabled() {
 		return // the fast path: nothing is converted or copied
 	}
-	newObj, ok := obj.(*unstructured.Unstructured)
+	newObj, stored, back, oldContent, ok := g.inStorageVersion(obj, old)
 	if !ok {
 		return
-	}
-	stored, back, ok := g.toStorage(newObj)
-	if !ok {
-		return
-	}
-	var oldContent map[string]interface{}
-	if old != nil {
-		oldObj, ok := old.(*unstructured.Unstructured)
-		if !ok {
-			return
-		}
-		oldStored, _, ok := g.toStorage(oldObj)
-		if !ok {
-			return
-		}
-		oldContent = oldStored.UnstructuredContent()
 	}
 	changes := g.index.PrepareForUpdate(stored.UnstructuredContent(), oldContent, scope)
 	if len(changes) == 0 {
@@ -128,27 +112,36 @@ func (g *FieldGates) deprecationWarnings(obj, old runtime.Object, scope featureg
 	if g == nil || !g.index.HasDeprecated() {
 		return nil
 	}
-	newObj, ok := obj.(*unstructured.Unstructured)
+	_, stored, _, oldContent, ok := g.inStorageVersion(obj, old)
 	if !ok {
 		return nil
 	}
-	stored, _, ok := g.toStorage(newObj)
+	return g.index.DeprecationWarnings(stored.UnstructuredContent(), oldContent, scope)
+}
+
+// inStorageVersion brings the request object, and the stored object when old is not nil,
+// to the storage version. It returns the request object, its storage-version form with the
+// function that writes that form back (see toStorage), and the stored object's content.
+func (g *FieldGates) inStorageVersion(obj, old runtime.Object) (newObj, stored *unstructured.Unstructured, back func(stored, into *unstructured.Unstructured) bool, oldContent map[string]interface{}, ok bool) {
+	newObj, ok = obj.(*unstructured.Unstructured)
 	if !ok {
-		return nil
+		return nil, nil, nil, nil, false
 	}
-	var oldContent map[string]interface{}
+	if stored, back, ok = g.toStorage(newObj); !ok {
+		return nil, nil, nil, nil, false
+	}
 	if old != nil {
-		oldObj, ok := old.(*unstructured.Unstructured)
-		if !ok {
-			return nil
+		oldObj, isU := old.(*unstructured.Unstructured)
+		if !isU {
+			return nil, nil, nil, nil, false
 		}
-		oldStored, _, ok := g.toStorage(oldObj)
-		if !ok {
-			return nil
+		oldStored, _, converted := g.toStorage(oldObj)
+		if !converted {
+			return nil, nil, nil, nil, false
 		}
 		oldContent = oldStored.UnstructuredContent()
 	}
-	return g.index.DeprecationWarnings(stored.UnstructuredContent(), oldContent, scope)
+	return newObj, stored, back, oldContent, true
 }
 
 // toStorage returns the object in the storage version, and a function that writes a
