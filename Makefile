@@ -26,6 +26,10 @@ GO_SOURCES    := $(shell find . -path ./_output -prune -o -path ./.git -prune -o
 # Tests: everything the fork adds or patches lives under ./pkg, and upstream's unit suite
 # for ./pkg takes under two minutes, so CI runs all of it.
 UNIT_PKGS ?= ./pkg/...
+# Integration tests run the in-process apiextensions server against a real etcd, which the
+# test binary starts itself (embedded go.etcd.io/etcd/server/v3) unless
+# KUBE_INTEGRATION_ETCD_URL names one.
+INTEGRATION_RUN ?= ^TestFieldGates
 GOTESTFLAGS ?=
 FUZZTIME ?= 1m
 
@@ -67,8 +71,12 @@ verify: $(STAMPS)/build ## Patches, code generation, tracked files, gofmt and go
 test-unit: $(STAMPS)/build ## Unit tests: the fork's packages and upstream's unit suite under ./pkg.
 	go test $(GOTESTFLAGS) $(UNIT_PKGS)
 
+.PHONY: test-integration
+test-integration: $(STAMPS)/build ## The fork's integration tests (real etcd, in-process server).
+	go test $(GOTESTFLAGS) -run '$(INTEGRATION_RUN)' ./test/integration/
+
 .PHONY: test
-test: verify test-unit ## Everything CI checks (.ci/run calls exactly this).
+test: verify test-unit test-integration ## Everything CI checks (.ci/run calls exactly this).
 
 .PHONY: fuzz
 fuzz: $(STAMPS)/build ## Run every fuzz target for FUZZTIME each (default 1m).
