@@ -118,8 +118,12 @@ test-integration: $(STAMPS)/build ## The fork's integration tests (real etcd, in
 	go test $(GOTESTFLAGS) -run '$(INTEGRATION_RUN)' ./test/integration/
 
 .PHONY: test-e2e
-test-e2e: $(BINARIES) ## End-to-end: real etcd + our kube-apiserver binaries, driven with our kubectl.
-	E2E_BIN_DIR=$(CURDIR)/$(BIN) go test $(GOTESTFLAGS) ./test/e2e/...
+test-e2e: $(BINARIES) ## End to end: our etcd + kube-apiserver binaries driven with our kubectl; the kind recipe, offline.
+	E2E_BIN_DIR=$(CURDIR)/$(BIN) go test $(GOTESTFLAGS) ./test/e2e/... ./hack/kind/...
+
+.PHONY: kind-up
+kind-up: $(BIN)/kube-apiserver ## Create a kind cluster running our kube-apiserver (needs kind and Docker).
+	hack/kind/up.sh
 
 .PHONY: test
 test: verify test-unit test-integration test-e2e ## Everything CI checks (.ci/run calls exactly this).

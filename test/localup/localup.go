@@ -63,6 +63,10 @@ type Options struct {
 	FeatureGates string
 	// ExtraAPIServerArgs are appended to the kube-apiserver command line.
 	ExtraAPIServerArgs []string
+	// APIServerArgs, if set, replaces the default kube-apiserver command line (flags only).
+	// It gets the PKI directory (kubeadm's file names: ca.crt, apiserver.crt, sa.pub, ...),
+	// etcd's client URL and the secure port to use.
+	APIServerArgs func(pkiDir, etcdURL string, port int) []string
 	// ReadyTimeout bounds the wait for etcd's /health and kube-apiserver's /readyz.
 	ReadyTimeout time.Duration
 }
@@ -141,7 +145,11 @@ func Start(ctx context.Context, o Options) (cp *ControlPlane, err error) {
 		return cp, err
 	}
 
-	args := append(apiServerArgs(o, pki, cp.EtcdURL), o.ExtraAPIServerArgs...)
+	args := apiServerArgs(o, pki, cp.EtcdURL)
+	if o.APIServerArgs != nil {
+		args = o.APIServerArgs(pki, cp.EtcdURL, o.APIServerPort)
+	}
+	args = append(args, o.ExtraAPIServerArgs...)
 	cp.apiserver, err = startProcess("kube-apiserver", filepath.Join(o.BinDir, "kube-apiserver"), cp.APIServerLog, args...)
 	if err != nil {
 		return cp, err

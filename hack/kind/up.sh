@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# make kind-up: create the kind cluster of hack/kind/cluster.yaml with our kube-apiserver.
+set -o errexit -o nounset -o pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+
+missing=()
+command -v kind >/dev/null 2>&1 || missing+=("kind (https://kind.sigs.k8s.io/docs/user/quick-start/#installation)")
+if ! command -v docker >/dev/null 2>&1; then
+  missing+=("docker")
+elif ! docker info >/dev/null 2>&1; then
+  missing+=("a running Docker engine ('docker info' fails)")
+fi
+if [ ${#missing[@]} -gt 0 ]; then
+  printf 'make kind-up needs %s.\n' "$(IFS=';'; echo "${missing[*]}" | sed 's/;/; and /g')" >&2
+  echo "Without them, use 'make run' for a local control plane; 'make test' checks the kind recipe offline." >&2
+  exit 1
+fi
+[ -x _output/bin/kube-apiserver ] || { echo "_output/bin/kube-apiserver is missing; run 'make kube-apiserver'" >&2; exit 1; }
+
+kind create cluster --config hack/kind/cluster.yaml "$@"
+echo
+echo "kubectl now points at kind-kep2608. Try: _output/bin/kubectl apply -f examples/feature-gates/crontab-crd.yaml"
