@@ -69,6 +69,12 @@ type Options struct {
 	APIServerArgs func(pkiDir, etcdURL string, port int) []string
 	// ReadyTimeout bounds the wait for etcd's /health and kube-apiserver's /readyz.
 	ReadyTimeout time.Duration
+	// EtcdURL, if set, is an etcd that is already running (another control plane's): no
+	// etcd is started and the etcd ports are unused. This is how a second kube-apiserver
+	// joins a first one, as in an HA control plane.
+	EtcdURL string
+	// PKIDir, if set, holds the PKI to use (another control plane's) instead of Dir/pki.
+	PKIDir string
 }
 
 // ControlPlane is a running etcd and kube-apiserver.
@@ -77,6 +83,8 @@ type ControlPlane struct {
 	Kubeconfig string
 	// URL is the kube-apiserver's https URL; EtcdURL is etcd's client URL.
 	URL, EtcdURL string
+	// PKIDir holds the CA, the serving and client certificates and the service-account keys.
+	PKIDir string
 	// Logs of the two processes.
 	EtcdLog, APIServerLog string
 
@@ -95,15 +103,27 @@ type process struct {
 // only then writes the kubeconfig. On error nothing is left running.
 func Start(ctx context.Context, o Options) (cp *ControlPlane, err error) {
 	o = withDefaults(o)
-	for _, b := range []string{"etcd", "kube-apiserver"} {
+	bins := []string{"kube-apiserver"}
+	ports := map[string]int{"kube-apiserver": o.APIServerPort}
+	if o.EtcdURL == "" {
+		bins = append(bins, "etcd")
+		ports["etcd client"], ports["etcd peer"] = o.EtcdPort, o.EtcdPeerPort
+	}
+	for _, b := range bins {
 		if _, err := os.Stat(filepath.Join(o.BinDir, b)); err != nil {
 			return nil, fmt.Errorf("%s is not built (%v); run `make binaries` first", filepath.Join(o.BinDir, b), err)
 		}
 	}
-	if err := checkPortsFree(map[string]int{"etcd client": o.EtcdPort, "etcd peer": o.EtcdPeerPort, "kube-apiserver": o.APIServerPort}); err != nil {
+	if err := checkPortsFree(ports); err != nil {
 		return nil, err
 	}
-	pki := filepath.Join(o.Dir, "pki")
+	if err := os.MkdirAll(o.Dir, 0o700); err != nil {
+		return nil, err
+	}
+	pki := o.PKIDir
+	if pki == "" {
+		pki = filepath.Join(o.Dir, "pki")
+	}
 	if err := ensurePKI(pki); err != nil {
 		return nil, fmt.Errorf("cannot create the PKI in %s: %w", pki, err)
 	}
@@ -115,7 +135,8 @@ func Start(ctx context.Context, o Options) (cp *ControlPlane, err error) {
 
 	cp = &ControlPlane{
 		URL:          "https://127.0.0.1:" + strconv.Itoa(o.APIServerPort),
-		EtcdURL:      "http://127.0.0.1:" + strconv.Itoa(o.EtcdPort),
+		EtcdURL:      o.EtcdURL,
+		PKIDir:       pki,
 		EtcdLog:      filepath.Join(o.Dir, "etcd.log"),
 		APIServerLog: filepath.Join(o.Dir, "kube-apiserver.log"),
 	}
@@ -125,24 +146,10 @@ func Start(ctx context.Context, o Options) (cp *ControlPlane, err error) {
 			cp = nil
 		}
 	}()
-
-	peerURL := "http://127.0.0.1:" + strconv.Itoa(o.EtcdPeerPort)
-	cp.etcd, err = startProcess("etcd", filepath.Join(o.BinDir, "etcd"), cp.EtcdLog,
-		"--name=local-up",
-		"--data-dir="+filepath.Join(o.Dir, "etcd"),
-		"--listen-client-urls="+cp.EtcdURL,
-		"--advertise-client-urls="+cp.EtcdURL,
-		"--listen-peer-urls="+peerURL,
-		"--initial-advertise-peer-urls="+peerURL,
-		"--initial-cluster=local-up="+peerURL,
-		"--listen-metrics-urls=",
-		"--log-level=warn",
-	)
-	if err != nil {
-		return cp, err
-	}
-	if err := waitReady(ctx, cp.etcd, http.DefaultClient, cp.EtcdURL+"/health", o.ReadyTimeout); err != nil {
-		return cp, err
+	if cp.EtcdURL == "" {
+		if err := cp.startEtcd(ctx, o); err != nil {
+			return cp, err
+		}
 	}
 
 	args := apiServerArgs(o, pki, cp.EtcdURL)
@@ -166,6 +173,28 @@ func Start(ctx context.Context, o Options) (cp *ControlPlane, err error) {
 	}
 	cp.Kubeconfig = kubeconfig
 	return cp, nil
+}
+
+// startEtcd starts a single-member etcd with its data in Dir/etcd.
+func (c *ControlPlane) startEtcd(ctx context.Context, o Options) error {
+	c.EtcdURL = "http://127.0.0.1:" + strconv.Itoa(o.EtcdPort)
+	peerURL := "http://127.0.0.1:" + strconv.Itoa(o.EtcdPeerPort)
+	var err error
+	c.etcd, err = startProcess("etcd", filepath.Join(o.BinDir, "etcd"), c.EtcdLog,
+		"--name=local-up",
+		"--data-dir="+filepath.Join(o.Dir, "etcd"),
+		"--listen-client-urls="+c.EtcdURL,
+		"--advertise-client-urls="+c.EtcdURL,
+		"--listen-peer-urls="+peerURL,
+		"--initial-advertise-peer-urls="+peerURL,
+		"--initial-cluster=local-up="+peerURL,
+		"--listen-metrics-urls=",
+		"--log-level=warn",
+	)
+	if err != nil {
+		return err
+	}
+	return waitReady(ctx, c.etcd, http.DefaultClient, c.EtcdURL+"/health", o.ReadyTimeout)
 }
 
 func withDefaults(o Options) Options {
@@ -267,9 +296,13 @@ func startProcess(name, bin, logPath string, args ...string) (*process, error) {
 // Exited is closed when either process ends; Err then says which and why.
 func (c *ControlPlane) Exited() <-chan struct{} {
 	out := make(chan struct{})
+	var etcdDone <-chan struct{} // nil, never ready, when the etcd is not ours
+	if c.etcd != nil {
+		etcdDone = c.etcd.done
+	}
 	go func() {
 		select {
-		case <-c.etcd.done:
+		case <-etcdDone:
 		case <-c.apiserver.done:
 		}
 		close(out)
