@@ -20,7 +20,6 @@ import (
 	"fmt"
 	"sort"
 
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
@@ -114,7 +113,7 @@ func (a *applier) value(n *node, newV interface{}, newHas bool, oldV interface{}
 	if n.target != nil {
 		switch {
 		case oldHas:
-			if !newHas || !apiequality.Semantic.DeepEqual(newV, oldV) {
+			if !newHas || !jsonEqual(newV, oldV) {
 				a.record(n.target, NotApplied)
 				return runtime.DeepCopyJSONValue(oldV), true
 			}

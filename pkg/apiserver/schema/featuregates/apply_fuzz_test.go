@@ -40,9 +40,9 @@ func fuzzSchema() *structuralschema.Structural {
 	item := obj(map[string]structuralschema.Structural{"name": leaf("string"), "v": leaf("integer"), "w": leaf("string")})
 	root := obj(map[string]structuralschema.Structural{
 		"spec": obj(map[string]structuralschema.Structural{
-			"a": leaf("integer"),
-			"o": obj(map[string]structuralschema.Structural{"x": leaf("string"), "y": obj(map[string]structuralschema.Structural{"z": leaf("integer")})}),
-			"l": {Generic: structuralschema.Generic{Type: "array"}, Extensions: structuralschema.Extensions{XListType: ptr.To("map"), XListMapKeys: []string{"name"}}, Items: &item},
+			"a":  leaf("integer"),
+			"o":  obj(map[string]structuralschema.Structural{"x": leaf("string"), "y": obj(map[string]structuralschema.Structural{"z": leaf("integer")})}),
+			"l":  {Generic: structuralschema.Generic{Type: "array"}, Extensions: structuralschema.Extensions{XListType: ptr.To("map"), XListMapKeys: []string{"name"}}, Items: &item},
 			"al": {Generic: structuralschema.Generic{Type: "array"}, Items: &item},
 			"m":  {Generic: structuralschema.Generic{Type: "object"}, AdditionalProperties: &structuralschema.StructuralOrBool{Bool: true, Structural: &item}},
 			"p":  {Generic: structuralschema.Generic{Type: "object"}, Extensions: structuralschema.Extensions{XPreserveUnknownFields: true}},

@@ -22,8 +22,6 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
-
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
 )
 
 // maxWarningRunes bounds every warning text; each is sent in an HTTP Warning header.
@@ -62,7 +60,7 @@ func (ix *Index) DeprecationWarnings(newObj, oldObj map[string]interface{}, scop
 		if len(values) == 0 {
 			continue
 		}
-		if oldObj != nil && apiequality.Semantic.DeepEqual(values, collect(oldObj, p.Path.steps, nil)) {
+		if oldObj != nil && jsonEqual(values, collect(oldObj, p.Path.steps, nil)) {
 			continue
 		}
 		w := p.Gate.DeprecationWarning
