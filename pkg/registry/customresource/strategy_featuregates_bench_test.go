@@ -18,10 +18,14 @@ package customresource
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"runtime"
 	"testing"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/featuregates"
 	apiextensionsfeatures "k8s.io/apiextensions-apiserver/pkg/features"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -30,46 +34,225 @@ import (
 	"k8s.io/utils/ptr"
 )
 
-// BenchmarkFieldGatesPrepareForUpdate compares, in one run, upstream's PrepareForUpdate
-// (a CRD without gates) with a CRD whose gates are all enabled (the fast path) and one
-// with a disabled gate whose field the update changes.
-func BenchmarkFieldGatesPrepareForUpdate(b *testing.B) {
-	featuregatetesting.SetFeatureGateDuringTest(b, utilfeature.DefaultFeatureGate, apiextensionsfeatures.CRDFieldLevelVersioning, true)
-	kind := schema.GroupVersionKind{Group: "stable.example.com", Version: "v1", Kind: "CronTab"}
-	spec := map[string]interface{}{}
-	for i := 0; i < 100; i++ {
-		spec[fmt.Sprintf("field%03d", i)] = fmt.Sprintf("value-%d", i)
+// The strategy-level benchmarks of docs/performance.md. Each compares the setups in one run;
+// `make bench` turns the results into ratios against the upstream setup (a):
+//
+//	(a) upstream behaviour: the CRD has no gates;
+//	(b) 50 gates, all enabled (the fast path);
+//	(c) 50 gates, half disabled, their fields absent from the object;
+//	(d) 50 gates, half disabled, their fields present: values are dropped or kept.
+//
+// The custom resource has 100 fields of mixed types (about 5 KB of JSON). The update
+// changes one live field and, in (d), one gated field too.
+
+const benchFields = 100
+
+func benchField(i int) string { return fmt.Sprintf("field%03d", i) }
+
+// benchSchema is the structural schema of a spec with n fields: strings, integers, objects
+// and map lists, in turn.
+func benchSchema(n int) *structuralschema.Structural {
+	str := structuralschema.Structural{Generic: structuralschema.Generic{Type: "string"}}
+	integer := structuralschema.Structural{Generic: structuralschema.Generic{Type: "integer"}}
+	obj := structuralschema.Structural{Generic: structuralschema.Generic{Type: "object"}, Properties: map[string]structuralschema.Structural{"a": str, "b": integer, "c": str}}
+	item := structuralschema.Structural{Generic: structuralschema.Generic{Type: "object"}, Properties: map[string]structuralschema.Structural{"name": str, "value": str}}
+	list := structuralschema.Structural{Generic: structuralschema.Generic{Type: "array"}, Extensions: structuralschema.Extensions{XListType: ptr.To("map"), XListMapKeys: []string{"name"}}, Items: &item}
+	props := map[string]structuralschema.Structural{}
+	for i := 0; i < n; i++ {
+		props[benchField(i)] = []structuralschema.Structural{str, str, integer, obj, list}[i%5]
 	}
-	var enabled, disabled []apiextensionsv1.CustomResourceDefinitionFeatureGate
-	for i := 0; i < 50; i++ {
-		g := apiextensionsv1.CustomResourceDefinitionFeatureGate{Name: fmt.Sprintf("Gate%d", i), PreRelease: "beta", FieldPaths: []string{fmt.Sprintf(".spec.field%03d", i)}}
-		enabled = append(enabled, g)
-		if i%2 == 0 {
+	spec := structuralschema.Structural{Generic: structuralschema.Generic{Type: "object"}, Properties: props}
+	return &structuralschema.Structural{Generic: structuralschema.Generic{Type: "object"}, Properties: map[string]structuralschema.Structural{"spec": spec}}
+}
+
+// benchObject is a custom resource with the fields of benchSchema, except those for which
+// skip returns true.
+func benchObject(n int, skip func(i int) bool) *unstructured.Unstructured {
+	spec := map[string]interface{}{}
+	for i := 0; i < n; i++ {
+		if skip != nil && skip(i) {
+			continue
+		}
+		switch i % 5 {
+		case 0, 1:
+			spec[benchField(i)] = fmt.Sprintf("a realistic string value number %03d", i)
+		case 2:
+			spec[benchField(i)] = int64(i)
+		case 3:
+			spec[benchField(i)] = map[string]interface{}{"a": "x", "b": int64(i), "c": "some text"}
+		case 4:
+			spec[benchField(i)] = []interface{}{
+				map[string]interface{}{"name": "one", "value": "1"},
+				map[string]interface{}{"name": "two", "value": "2"},
+			}
+		}
+	}
+	return &unstructured.Unstructured{Object: map[string]interface{}{
+		"apiVersion": "stable.example.com/v1", "kind": "Bench",
+		"metadata": map[string]interface{}{"name": "bench", "namespace": "default", "generation": int64(1)},
+		"spec":     spec,
+	}}
+}
+
+// benchGates puts one gate on each of the first `gates` fields (n fields in all); gate i is
+// disabled when disabled(i).
+func benchGates(gates int, disabled func(i int) bool) []apiextensionsv1.CustomResourceDefinitionFeatureGate {
+	var out []apiextensionsv1.CustomResourceDefinitionFeatureGate
+	for i := 0; i < gates; i++ {
+		g := apiextensionsv1.CustomResourceDefinitionFeatureGate{Name: fmt.Sprintf("Gate%d", i), PreRelease: "beta", FieldPaths: []string{"." + "spec." + benchField(i)}}
+		if disabled != nil && disabled(i) {
 			g.Enabled = ptr.To(false)
 		}
-		disabled = append(disabled, g)
+		out = append(out, g)
 	}
-	setups := []struct {
-		name  string
-		gates *FieldGates
-	}{
-		{name: "upstream-no-gates", gates: nil},
-		{name: "50-gates-all-enabled", gates: NewFieldGates(fieldGateTestCRD(apiextensionsv1.NoneConverter, enabled...), "v1", nil, nil)},
-		{name: "50-gates-half-disabled", gates: NewFieldGates(fieldGateTestCRD(apiextensionsv1.NoneConverter, disabled...), "v1", nil, nil)},
+	return out
+}
+
+type benchSetup struct {
+	name  string
+	gates []apiextensionsv1.CustomResourceDefinitionFeatureGate
+	// absent fields are not in the object; changed are the fields the update changes.
+	absent  func(i int) bool
+	changed []int
+}
+
+func evenDisabled(i int) bool { return i%2 == 0 }
+
+// benchSetups are (a)–(d). The live field the update changes is field099 (never gated);
+// in (d) it also changes field000, which is gated and disabled.
+func benchSetups() []benchSetup {
+	return []benchSetup{
+		{name: "a-upstream-no-gates", changed: []int{99}},
+		{name: "b-50-gates-all-enabled", gates: benchGates(50, nil), changed: []int{99}},
+		{name: "c-50-gates-half-disabled-absent", gates: benchGates(50, evenDisabled), absent: func(i int) bool { return i < 50 && evenDisabled(i) }, changed: []int{99}},
+		{name: "d-50-gates-half-disabled-present", gates: benchGates(50, evenDisabled), changed: []int{99, 0}},
 	}
-	for _, setup := range setups {
-		s := NewStrategy(nil, true, kind, nil, nil, nil, nil, nil, nil).WithFieldGates(setup.gates)
-		old := &unstructured.Unstructured{Object: map[string]interface{}{"apiVersion": "stable.example.com/v1", "kind": "CronTab", "metadata": map[string]interface{}{"name": "a", "generation": int64(1)}, "spec": spec}}
-		b.Run(setup.name, func(b *testing.B) {
-			ctx := context.Background()
+}
+
+func benchStrategy(b *testing.B, gates []apiextensionsv1.CustomResourceDefinitionFeatureGate, n int) customResourceStrategy {
+	kind := schema.GroupVersionKind{Group: "stable.example.com", Version: "v1", Kind: "Bench"}
+	s := NewStrategy(nil, true, kind, nil, nil, benchSchema(n), nil, nil, nil)
+	if len(gates) == 0 {
+		return s
+	}
+	g := NewFieldGates(fieldGateTestCRD(apiextensionsv1.NoneConverter, gates...), "v1", benchSchema(n), nil)
+	if g == nil {
+		b.Fatal("no field gates compiled")
+	}
+	return s.WithFieldGates(g)
+}
+
+func change(u *unstructured.Unstructured, fields []int) {
+	spec := u.Object["spec"].(map[string]interface{})
+	for _, i := range fields {
+		spec[benchField(i)] = "changed by the update"
+	}
+}
+
+// onCopies runs op b.N times, each time on a fresh copy of src (the prepare hooks modify
+// the object). The copies are made in batches with the timer stopped, so that neither the
+// copying nor a heap of b.N objects (and the GC work it causes) is measured.
+func onCopies(b *testing.B, src *unstructured.Unstructured, op func(obj *unstructured.Unstructured)) {
+	const batch = 256
+	objs := make([]*unstructured.Unstructured, batch)
+	fill := func() {
+		for i := range objs {
+			objs[i] = src.DeepCopy()
+		}
+	}
+	fill()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if i > 0 && i%batch == 0 {
+			b.StopTimer()
+			fill()
+			b.StartTimer()
+		}
+		op(objs[i%batch])
+	}
+}
+
+func BenchmarkFieldGatesStrategy(b *testing.B) {
+	featuregatetesting.SetFeatureGateDuringTest(b, utilfeature.DefaultFeatureGate, apiextensionsfeatures.CRDFieldLevelVersioning, true)
+	size, _ := json.Marshal(benchObject(benchFields, nil).Object)
+	ctx := context.Background()
+	for _, setup := range benchSetups() {
+		s := benchStrategy(b, setup.gates, benchFields)
+		old := benchObject(benchFields, setup.absent)
+		updated := old.DeepCopy()
+		change(updated, setup.changed)
+
+		b.Run("PrepareForCreate/"+setup.name, func(b *testing.B) {
+			b.ReportMetric(float64(len(size)), "object-bytes")
+			onCopies(b, updated, func(obj *unstructured.Unstructured) { s.PrepareForCreate(ctx, obj) })
+		})
+		b.Run("PrepareForUpdate/"+setup.name, func(b *testing.B) {
+			onCopies(b, updated, func(obj *unstructured.Unstructured) { s.PrepareForUpdate(ctx, obj, old) })
+		})
+		b.Run("WarningsOnUpdate/"+setup.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for i := 0; i < b.N; i++ {
-				b.StopTimer()
-				obj := old.DeepCopy()
-				_ = unstructured.SetNestedField(obj.Object, "changed", "spec", "field000")
-				b.StartTimer()
-				s.PrepareForUpdate(ctx, obj, old)
+				_ = s.WarningsOnUpdate(ctx, updated, old)
 			}
 		})
 	}
+}
+
+// BenchmarkFieldGatesScaling shows the cost growing linearly with the number of gated paths:
+// n fields, n gates, half disabled and present, the update changing a live field and a gated
+// one; the upstream line of each size is its baseline.
+func BenchmarkFieldGatesScaling(b *testing.B) {
+	featuregatetesting.SetFeatureGateDuringTest(b, utilfeature.DefaultFeatureGate, apiextensionsfeatures.CRDFieldLevelVersioning, true)
+	ctx := context.Background()
+	for _, n := range []int{10, 100, 1000} {
+		for _, gated := range []bool{false, true} {
+			var gates []apiextensionsv1.CustomResourceDefinitionFeatureGate
+			name := fmt.Sprintf("paths=%d/upstream", n)
+			if gated {
+				gates, name = benchGates(n-1, evenDisabled), fmt.Sprintf("paths=%d/half-disabled", n)
+			}
+			s := benchStrategy(b, gates, n)
+			old := benchObject(n, nil)
+			updated := old.DeepCopy()
+			change(updated, []int{n - 1, 0})
+			b.Run(name, func(b *testing.B) {
+				onCopies(b, updated, func(obj *unstructured.Unstructured) { s.PrepareForUpdate(ctx, obj, old) })
+			})
+		}
+	}
+}
+
+// BenchmarkFieldGatesIndexMemory reports what compiling the index of a CRD costs (B/op) and
+// the bytes the compiled index keeps per gated path (half of them disabled), for 1000 paths.
+func BenchmarkFieldGatesIndexMemory(b *testing.B) {
+	const n = 1000
+	gates := benchGates(n, evenDisabled)
+	var specs []featuregates.GateSpec
+	for _, g := range gates {
+		specs = append(specs, featuregates.GateSpec{Name: g.Name, PreRelease: string(g.PreRelease), Enabled: g.Enabled, FieldPaths: g.FieldPaths})
+	}
+	schema := benchSchema(n)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if featuregates.Compile(specs, schema) == nil {
+			b.Fatal("nothing compiled")
+		}
+	}
+	b.StopTimer()
+	// What the index keeps (not what compiling it allocates): the live heap with ten indexes
+	// held, minus the live heap without them.
+	const held = 10
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	keep := make([]*featuregates.Index, held)
+	for i := range keep {
+		keep[i] = featuregates.Compile(specs, schema)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	runtime.KeepAlive(keep)
+	b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/held/n, "retained-bytes/path")
 }

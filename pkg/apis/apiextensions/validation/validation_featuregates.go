@@ -74,7 +74,11 @@ func validateCustomFeatureGates(spec *apiextensions.CustomResourceDefinitionSpec
 	schema, storageVersion := storageStructuralSchema(spec)
 	unchanged := unchangedCustomFeatureGates(gates, oldGates)
 	names := make(map[string]bool, len(gates.FeatureGates))
-	guardedBy := map[string]string{}
+	total := 0
+	for i := range gates.FeatureGates {
+		total += min(len(gates.FeatureGates[i].FieldPaths), MaxCustomFeatureGateFieldPaths)
+	}
+	guardedBy := make(map[string]string, total)
 	for i := range gates.FeatureGates {
 		gate := &gates.FeatureGates[i]
 		gatePath := gatesPath.Index(i)
@@ -98,28 +102,29 @@ func validateCustomFeatureGates(spec *apiextensions.CustomResourceDefinitionSpec
 		resolve := schema != nil && !unchanged[gate.Name]
 		inGate := make(map[string]bool, len(gate.FieldPaths))
 		for j, raw := range gate.FieldPaths {
-			pathPath := pathsPath.Index(j)
+			// Built only for an error: a CRD may carry thousands of valid paths.
+			pathPath := func() *field.Path { return pathsPath.Index(j) }
 			if len(raw) > featuregates.MaxPathLength {
-				allErrs = append(allErrs, field.TooLong(pathPath, "" /*unused*/, featuregates.MaxPathLength))
+				allErrs = append(allErrs, field.TooLong(pathPath(), "" /*unused*/, featuregates.MaxPathLength))
 				continue
 			}
 			p, err := featuregates.ParsePath(raw)
 			if err != nil {
-				allErrs = append(allErrs, field.Invalid(pathPath, raw, err.Error()))
+				allErrs = append(allErrs, field.Invalid(pathPath(), raw, err.Error()))
 				continue
 			}
 			if p.IsReserved() {
-				allErrs = append(allErrs, field.Invalid(pathPath, raw, "must not point to .metadata, .apiVersion or .kind"))
+				allErrs = append(allErrs, field.Invalid(pathPath(), raw, "must not point to .metadata, .apiVersion or .kind"))
 				continue
 			}
 			key := p.String()
 			if inGate[key] {
-				allErrs = append(allErrs, field.Duplicate(pathPath, raw))
+				allErrs = append(allErrs, field.Duplicate(pathPath(), raw))
 				continue
 			}
 			inGate[key] = true
 			if other, ok := guardedBy[key]; ok {
-				dup := field.Duplicate(pathPath, raw)
+				dup := field.Duplicate(pathPath(), raw)
 				dup.Detail = fmt.Sprintf("already guarded by feature gate %q; a field path may be guarded by one gate only", other)
 				allErrs = append(allErrs, dup)
 				continue
@@ -127,7 +132,7 @@ func validateCustomFeatureGates(spec *apiextensions.CustomResourceDefinitionSpec
 			guardedBy[key] = gate.Name
 			if resolve {
 				if err := featuregates.Resolve(p, schema); err != nil {
-					allErrs = append(allErrs, field.Invalid(pathPath, raw, fmt.Sprintf("must exist in the schema of the storage version %q: %v", storageVersion, err)))
+					allErrs = append(allErrs, field.Invalid(pathPath(), raw, fmt.Sprintf("must exist in the schema of the storage version %q: %v", storageVersion, err)))
 				}
 			}
 		}

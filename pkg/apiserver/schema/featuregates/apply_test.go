@@ -258,3 +258,41 @@ func TestCompileEffectiveEnablement(t *testing.T) {
 		t.Error("a nil index must gate nothing")
 	}
 }
+
+// TestChangeWarning checks the warning texts, and that the ones cached on a compiled path are
+// the ones built without the cache, for both kinds, whatever kind is asked for first.
+func TestChangeWarning(t *testing.T) {
+	ix := Compile([]GateSpec{
+		{Name: "Foo", PreRelease: Alpha, FieldPaths: []string{".spec.foo"}},
+		{Name: "Qux", PreRelease: Beta, FieldPaths: []string{".spec.foo.qux"}},
+	}, nil)
+	want := map[string][2]string{
+		".spec.foo": {
+			".spec.foo was dropped: feature gate Foo (alpha) is disabled",
+			".spec.foo was not updated: feature gate Foo (alpha) is disabled; the stored value was kept",
+		},
+		".spec.foo.qux": {
+			".spec.foo.qux was dropped: feature gate Qux (beta) is enabled, but a gated parent field is disabled",
+			".spec.foo.qux was not updated: feature gate Qux (beta) is enabled, but a gated parent field is disabled; the stored value was kept",
+		},
+	}
+	paths := ix.Paths()
+	for i := range paths {
+		p := &paths[i]
+		w, ok := want[p.Path.String()]
+		if !ok {
+			t.Fatalf("unexpected path %s", p.Path.String())
+		}
+		kinds := []ChangeKind{Dropped, NotApplied, Dropped, NotApplied}
+		if i%2 == 1 {
+			kinds = []ChangeKind{NotApplied, Dropped, NotApplied, Dropped}
+		}
+		for _, kind := range kinds {
+			c := Change{Kind: kind, Path: p}
+			uncached := Change{Kind: kind, Path: &GatedPath{Path: p.Path, Gate: p.Gate}}
+			if got := c.Warning(); got != w[kind] || got != uncached.Warning() {
+				t.Errorf("%s kind %d: Warning() = %q, uncached %q, want %q", p.Path.String(), kind, got, uncached.Warning(), w[kind])
+			}
+		}
+	}
+}

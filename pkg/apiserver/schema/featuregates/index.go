@@ -49,6 +49,9 @@ type GatedPath struct {
 	// EffectivelyEnabled is true when the path's gate and the gates of all its gated
 	// ancestor paths are enabled.
 	EffectivelyEnabled bool
+	// warnings caches the texts of Change.Warning, which depend only on the path: they are
+	// built on first use, so a path that never draws a warning costs nothing.
+	warnings *warningTexts
 }
 
 // Index is the compiled form of a CRD's gates: built once per CRD revision, then shared,
@@ -89,7 +92,7 @@ func Compile(specs []GateSpec, schema *structuralschema.Structural) *Index {
 			if err != nil || p.IsReserved() {
 				continue
 			}
-			paths = append(paths, GatedPath{Path: p, Gate: &gates[i]})
+			paths = append(paths, GatedPath{Path: p, Gate: &gates[i], warnings: &warningTexts{}})
 		}
 	}
 	if len(paths) == 0 {

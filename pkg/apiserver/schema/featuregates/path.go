@@ -44,6 +44,9 @@ type Step struct {
 // Path is a parsed field path such as `.spec.containers[*].image`.
 type Path struct {
 	steps []Step
+	// str is the normalized form when known (a parsed path: the syntax has one spelling per
+	// path, so it is the input), so that String does not build it on every call.
+	str string
 }
 
 // ParsePath parses a field path. The syntax is one or more `.name` segments, each optionally
@@ -59,7 +62,8 @@ func ParsePath(s string) (Path, error) {
 	if s[0] != '.' {
 		return Path{}, fmt.Errorf("must start with '.', as in .spec.replicas")
 	}
-	var steps []Step
+	// One allocation for the steps: every step starts with '.' or '['.
+	steps := make([]Step, 0, strings.Count(s, ".")+strings.Count(s, "["))
 	i := 0
 	for i < len(s) {
 		switch s[i] {
@@ -89,7 +93,7 @@ func ParsePath(s string) (Path, error) {
 			return Path{}, fmt.Errorf("unexpected character %q at position %d", s[i], i)
 		}
 	}
-	return Path{steps: steps}, nil
+	return Path{steps: steps, str: s}, nil
 }
 
 func validNameRune(r rune) bool {
@@ -117,6 +121,9 @@ func (p Path) Root() string {
 // String returns the normalized form of the path. Two paths are the same path exactly
 // when their normalized forms are equal.
 func (p Path) String() string {
+	if p.str != "" {
+		return p.str
+	}
 	var b strings.Builder
 	for _, st := range p.steps {
 		if st.Wildcard {

@@ -38,6 +38,9 @@ func FuzzParsePath(f *testing.F) {
 		if p.Len() == 0 || p.Steps()[0].Wildcard {
 			t.Fatalf("accepted %q without a leading field", s)
 		}
+		if built := (Path{steps: p.steps}).String(); built != p.String() {
+			t.Fatalf("the remembered form %q of %q differs from the one built from its steps, %q", p.String(), s, built)
+		}
 		again, err := ParsePath(p.String())
 		if err != nil {
 			t.Fatalf("normalized form %q of %q does not parse: %v", p.String(), s, err)

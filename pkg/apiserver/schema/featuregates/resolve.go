@@ -29,6 +29,9 @@ import (
 //     path is accepted.
 func Resolve(p Path, s *structuralschema.Structural) error {
 	at := Path{}
+	// hold keeps the current property: Properties holds values, and taking the address of a
+	// fresh copy at every step would put each copy on the heap.
+	var hold structuralschema.Structural
 	for i, st := range p.steps {
 		if s == nil {
 			return fmt.Errorf("%s is not in the schema", p.String())
@@ -48,7 +51,8 @@ func Resolve(p Path, s *structuralschema.Structural) error {
 			}
 		} else {
 			if prop, ok := s.Properties[st.Field]; ok {
-				next = &prop
+				hold = prop
+				next = &hold
 			} else if s.AdditionalProperties != nil && s.AdditionalProperties.Structural != nil {
 				next = s.AdditionalProperties.Structural
 			} else {

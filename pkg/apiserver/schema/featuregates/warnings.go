@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
 )
@@ -30,6 +31,29 @@ const maxWarningRunes = 512
 // Warning is the text sent to the client for a change: it names the path, the gate and the
 // gate's stage.
 func (c Change) Warning() string {
+	cache := c.Path.warnings
+	if cache == nil {
+		return c.warningText()
+	}
+	slot := &cache.dropped
+	if c.Kind == NotApplied {
+		slot = &cache.notApplied
+	}
+	if w := slot.Load(); w != nil {
+		return *w
+	}
+	w := c.warningText()
+	slot.Store(&w)
+	return w
+}
+
+// warningTexts holds the warnings of one gated path, built once; concurrent requests may both
+// build a text, and then store the same one.
+type warningTexts struct {
+	dropped, notApplied atomic.Pointer[string]
+}
+
+func (c Change) warningText() string {
 	g := c.Path.Gate
 	state := "disabled"
 	if g.Enabled {
