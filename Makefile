@@ -36,6 +36,8 @@ INTEGRATION_RUN     ?= .
 INTEGRATION_TIMEOUT ?= 30m
 GOTESTFLAGS ?=
 FUZZTIME ?= 1m
+# make bench: rounds of the micro benchmarks (each round runs every setup once, in turn).
+BENCH_ROUNDS ?= 5
 
 # Binaries: our kube-apiserver (k8s.io/kubernetes v1.37.1 compiled against the fork), etcd
 # (go.etcd.io/etcd/server/v3), kubectl (k8s.io/kubectl v0.37.1) and the local-up runner.
@@ -125,6 +127,10 @@ test-integration: $(STAMPS)/build ## Integration tests, upstream's and the fork'
 .PHONY: test-upstream
 test-upstream: $(STAMPS)/build ## Upstream's own unit (./pkg/...) and integration (./test/integration/...) suites on the fork.
 	go test $(GOTESTFLAGS) -timeout $(INTEGRATION_TIMEOUT) ./pkg/... ./test/integration/...
+
+.PHONY: bench
+bench: $(STAMPS)/build ## Micro benchmarks (strategy, validation, index memory): ratios against upstream in the same run.
+	hack/bench.sh $(BENCH_ROUNDS) $(OUT)/bench
 
 .PHONY: test-e2e
 test-e2e: $(BINARIES) ## End to end: our etcd + kube-apiserver binaries driven with our kubectl; the kind recipe, offline.

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# make bench: the micro benchmarks of docs/performance.md. Every round runs each setup once,
+# baseline included, so that the machine's drift hits all of them alike; hack/benchratio then
+# takes the medians and prints ratios against the baseline of the same run, with the goals.
+#
+# Usage: hack/bench.sh <rounds> <output dir>
+set -o errexit -o nounset -o pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+rounds=${1:-5}
+out=${2:-_output/bench}
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+go test -c -o "$out/customresource.test" ./pkg/registry/customresource/
+go test -c -o "$out/validation.test" ./pkg/apis/apiextensions/validation/
+
+raw="$out/micro.txt"
+: >"$raw"
+echo "[bench] $rounds round(s); $(nproc) CPU(s), $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), $(go version | awk '{ print $3 }')"
+# run <package dir> <test binary> <flags...>: one round of one package's benchmarks.
+run() {
+  local dir=$1 bin=$2
+  shift 2
+  (cd "$dir" && "$bin" -test.run '^$' "$@") >"$out/round.txt"
+  cat "$out/round.txt" >>"$raw"
+  grep '^Benchmark' "$out/round.txt"
+}
+for round in $(seq "$rounds"); do
+  echo "[bench] round $round/$rounds"
+  run pkg/registry/customresource "$out/customresource.test" -test.bench 'FieldGates' -test.benchtime 3000x
+  run pkg/apis/apiextensions/validation "$out/validation.test" \
+    -test.bench 'ValidateCustomFeatureGates|ValidateCRDWithFeatureGates' -test.benchtime 10x
+done
+rm -f "$out/round.txt"
+go run ./hack/benchratio <"$raw" | tee "$out/micro-report.md"
+echo "[bench] raw results: $raw; report: $out/micro-report.md"

@@ -1,0 +1,212 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Command benchratio reads `go test -bench` output and prints the benchmarks of
+// docs/performance.md as ratios against the baseline measured in the same run, with the
+// goals of issue 6 checked. Several -count runs of a benchmark are reduced to their median.
+//
+//	go test -run XXX -bench . -count 5 ./pkg/... | go run ./hack/benchratio
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// result is the median of every metric of one benchmark over its runs.
+type result map[string]float64
+
+// parse collects, per benchmark name (without the -GOMAXPROCS suffix), every metric of
+// every run.
+func parse(r io.Reader) (map[string]map[string][]float64, []string, error) {
+	runs := map[string]map[string][]float64{}
+	var order []string
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) < 4 || !strings.HasPrefix(fields[0], "Benchmark") {
+			continue
+		}
+		name := fields[0]
+		if i := strings.LastIndex(name, "-"); i > 0 {
+			if _, err := strconv.Atoi(name[i+1:]); err == nil {
+				name = name[:i]
+			}
+		}
+		if _, err := strconv.Atoi(fields[1]); err != nil {
+			continue // not a result line
+		}
+		m := runs[name]
+		if m == nil {
+			m = map[string][]float64{}
+			runs[name] = m
+			order = append(order, name)
+		}
+		for i := 2; i+1 < len(fields); i += 2 {
+			v, err := strconv.ParseFloat(fields[i], 64)
+			if err != nil {
+				return nil, nil, fmt.Errorf("%s: value %q of %s: %v", name, fields[i], fields[i+1], err)
+			}
+			m[fields[i+1]] = append(m[fields[i+1]], v)
+		}
+	}
+	return runs, order, sc.Err()
+}
+
+func median(vs []float64) float64 {
+	if len(vs) == 0 {
+		return 0
+	}
+	s := append([]float64(nil), vs...)
+	sort.Float64s(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+func medians(runs map[string]map[string][]float64) map[string]result {
+	out := map[string]result{}
+	for name, metrics := range runs {
+		r := result{}
+		for unit, vs := range metrics {
+			r[unit] = median(vs)
+		}
+		out[name] = r
+	}
+	return out
+}
+
+// report writes the tables; it returns the number of goals missed.
+func report(w io.Writer, res map[string]result, counts int) int {
+	missed := 0
+	check := func(ok bool) string {
+		if ok {
+			return "met"
+		}
+		missed++
+		return "MISSED"
+	}
+	const strategy = "BenchmarkFieldGatesStrategy/"
+	setups := []string{"a-upstream-no-gates", "b-50-gates-all-enabled", "c-50-gates-half-disabled-absent", "d-50-gates-half-disabled-present"}
+	ops := []string{"PrepareForCreate", "PrepareForUpdate", "WarningsOnUpdate"}
+	if _, ok := res[strategy+ops[0]+"/"+setups[0]]; ok {
+		fmt.Fprintf(w, "Strategy, 100-field custom resource (medians of %d runs; baseline (a) = upstream, no gates)\n\n", counts)
+		fmt.Fprintf(w, "| operation | setup | ns/op | B/op | allocs/op | time vs (a) | extra vs (a) | extra allocs | goal |\n")
+		fmt.Fprintf(w, "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n")
+		for _, op := range ops {
+			base, ok := res[strategy+op+"/"+setups[0]]
+			if !ok {
+				continue
+			}
+			for _, setup := range setups {
+				r, ok := res[strategy+op+"/"+setup]
+				if !ok {
+					continue
+				}
+				extra := r["ns/op"] - base["ns/op"]
+				extraAllocs := r["allocs/op"] - base["allocs/op"]
+				goal := ""
+				switch setup[:1] {
+				case "b":
+					goal = "within 2%, 0 extra allocs: " + check(r["ns/op"] <= base["ns/op"]*1.02 && extraAllocs <= 0)
+				case "c", "d":
+					goal = "at most +5 µs: " + check(extra <= 5000)
+				}
+				fmt.Fprintf(w, "| %s | %s | %.0f | %.0f | %.0f | %.3f | %+.2f µs | %+.0f | %s |\n",
+					op, setup, r["ns/op"], r["B/op"], r["allocs/op"], r["ns/op"]/base["ns/op"], extra/1000, extraAllocs, goal)
+			}
+		}
+		fmt.Fprintln(w)
+	}
+
+	const scaling = "BenchmarkFieldGatesScaling/"
+	if _, ok := res[scaling+"paths=10/upstream"]; ok {
+		fmt.Fprintf(w, "Scaling: PrepareForUpdate with n fields and n-1 gates, half disabled and present\n\n")
+		fmt.Fprintf(w, "| gated paths | upstream ns/op | gated ns/op | extra µs | extra ns per gated path |\n| ---: | ---: | ---: | ---: | ---: |\n")
+		var perPath []float64
+		for _, n := range []int{10, 100, 1000} {
+			up, ok1 := res[fmt.Sprintf("%spaths=%d/upstream", scaling, n)]
+			g, ok2 := res[fmt.Sprintf("%spaths=%d/half-disabled", scaling, n)]
+			if !ok1 || !ok2 {
+				continue
+			}
+			extra := g["ns/op"] - up["ns/op"]
+			perPath = append(perPath, extra/float64(n-1))
+			fmt.Fprintf(w, "| %d | %.0f | %.0f | %+.1f | %.0f |\n", n-1, up["ns/op"], g["ns/op"], extra/1000, extra/float64(n-1))
+		}
+		if len(perPath) == 3 {
+			// Linear: the extra cost per path at 1000 paths is within 3x of that at 100.
+			fmt.Fprintf(w, "\nlinear in the gated paths (extra ns/path at 999 within 3x of that at 99): %s\n", check(perPath[2] <= 3*perPath[1]))
+		}
+		fmt.Fprintln(w)
+	}
+	if r, ok := res["BenchmarkFieldGatesIndexMemory"]; ok {
+		fmt.Fprintf(w, "Compiled index: %.0f bytes kept per gated path (1000 paths); compiling it allocates %.0f bytes\n\n", r["retained-bytes/path"], r["B/op"])
+	}
+
+	const validation = "BenchmarkValidateCustomFeatureGates/"
+	if _, ok := res[validation+"paths=8192"]; ok {
+		fmt.Fprintf(w, "Validation of spec.customFeatureGates\n\n| gated paths | ms/op | ns per path |\n| ---: | ---: | ---: |\n")
+		var perPath []float64
+		for _, n := range []int{64, 512, 2048, 8192} {
+			r, ok := res[fmt.Sprintf("%spaths=%d", validation, n)]
+			if !ok {
+				continue
+			}
+			perPath = append(perPath, r["ns/path"])
+			fmt.Fprintf(w, "| %d | %.2f | %.0f |\n", n, r["ns/op"]/1e6, r["ns/path"])
+		}
+		limit := res[validation+"paths=8192"]["ns/op"] / 1e6
+		fmt.Fprintf(w, "\n128 gates x 64 paths: %.1f ms, goal well under 50 ms: %s\n", limit, check(limit < 50))
+		if len(perPath) == 4 {
+			fmt.Fprintf(w, "linear (ns/path at 8192 within 3x of that at 512): %s\n", check(perPath[3] <= 3*perPath[1]))
+		}
+		no, ok1 := res["BenchmarkValidateCRDWithFeatureGates/no-gates"]
+		with, ok2 := res["BenchmarkValidateCRDWithFeatureGates/128x64-gates"]
+		if ok1 && ok2 {
+			fmt.Fprintf(w, "whole-CRD validation of that CRD: %.1f ms without its gates, %.1f ms with them (ratio %.2f)\n",
+				no["ns/op"]/1e6, with["ns/op"]/1e6, with["ns/op"]/no["ns/op"])
+		}
+		fmt.Fprintln(w)
+	}
+	return missed
+}
+
+func main() {
+	runs, order, err := parse(os.Stdin)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "benchratio:", err)
+		os.Exit(2)
+	}
+	if len(order) == 0 {
+		fmt.Fprintln(os.Stderr, "benchratio: no benchmark results on stdin")
+		os.Exit(2)
+	}
+	counts := 0
+	for _, vs := range runs[order[0]] {
+		counts = len(vs)
+		break
+	}
+	missed := report(os.Stdout, medians(runs), counts)
+	fmt.Printf("goals missed: %d\n", missed)
+}

@@ -1,0 +1,105 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+func TestMedian(t *testing.T) {
+	for _, tc := range []struct {
+		in   []float64
+		want float64
+	}{
+		{nil, 0},
+		{[]float64{3}, 3},
+		{[]float64{5, 1, 3}, 3},
+		{[]float64{4, 1, 3, 2}, 2.5},
+	} {
+		if got := median(tc.in); got != tc.want {
+			t.Errorf("median(%v) = %v, want %v", tc.in, got, tc.want)
+		}
+	}
+}
+
+func strategyLines(b, c string) string {
+	return strings.Join([]string{
+		"goos: linux",
+		"BenchmarkFieldGatesStrategy/PrepareForCreate/a-upstream-no-gates-2 \t 2000\t 1000 ns/op\t 5000 object-bytes\t 0 B/op\t 0 allocs/op",
+		"BenchmarkFieldGatesStrategy/PrepareForCreate/a-upstream-no-gates-2 \t 2000\t 3000 ns/op\t 5000 object-bytes\t 0 B/op\t 0 allocs/op",
+		"BenchmarkFieldGatesStrategy/PrepareForCreate/b-50-gates-all-enabled-2 \t 2000\t " + b + " ns/op\t 5000 object-bytes\t 0 B/op\t 0 allocs/op",
+		"BenchmarkFieldGatesStrategy/PrepareForCreate/c-50-gates-half-disabled-absent-2 \t 2000\t " + c + " ns/op\t 5000 object-bytes\t 0 B/op\t 0 allocs/op",
+		"PASS",
+	}, "\n")
+}
+
+func TestReport(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		input      string
+		wantMissed int
+		wantLines  []string
+	}{
+		{
+			name:       "goals met; medians of two runs of (a)",
+			input:      strategyLines("2010", "6000"),
+			wantMissed: 0,
+			wantLines: []string{
+				"| PrepareForCreate | a-upstream-no-gates | 2000 | 0 | 0 | 1.000 | +0.00 µs | +0 |  |",
+				"| PrepareForCreate | b-50-gates-all-enabled | 2010 | 0 | 0 | 1.005 | +0.01 µs | +0 | within 2%, 0 extra allocs: met |",
+				"| PrepareForCreate | c-50-gates-half-disabled-absent | 6000 | 0 | 0 | 3.000 | +4.00 µs | +0 | at most +5 µs: met |",
+			},
+		},
+		{
+			name:       "(b) 5% slower and (c) 6 µs more: both missed",
+			input:      strategyLines("2100", "8000"),
+			wantMissed: 2,
+			wantLines:  []string{"within 2%, 0 extra allocs: MISSED", "at most +5 µs: MISSED"},
+		},
+		{
+			name: "validation over 50 ms",
+			input: "BenchmarkValidateCustomFeatureGates/paths=512-2 \t 20\t 1000000 ns/op\t 1953 ns/path\n" +
+				"BenchmarkValidateCustomFeatureGates/paths=8192-2 \t 20\t 60000000 ns/op\t 7324 ns/path\n",
+			wantMissed: 1,
+			wantLines:  []string{"128 gates x 64 paths: 60.0 ms, goal well under 50 ms: MISSED"},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			runs, _, err := parse(strings.NewReader(tc.input))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out bytes.Buffer
+			if missed := report(&out, medians(runs), 2); missed != tc.wantMissed {
+				t.Errorf("missed %d goals, want %d; report:\n%s", missed, tc.wantMissed, out.String())
+			}
+			for _, line := range tc.wantLines {
+				if !strings.Contains(out.String(), line) {
+					t.Errorf("report lacks %q; report:\n%s", line, out.String())
+				}
+			}
+		})
+	}
+}
+
+func TestParseRejectsGarbledValues(t *testing.T) {
+	if _, _, err := parse(strings.NewReader("BenchmarkX-2 \t 10\t abc ns/op\n")); err == nil {
+		t.Error("want an error for a value that is not a number")
+	}
+}
