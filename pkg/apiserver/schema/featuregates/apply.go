@@ -124,7 +124,7 @@ func (a *applier) value(n *node, newV interface{}, newHas bool, oldV interface{}
 		return nil, false
 	}
 	oldMap, _ := oldV.(map[string]interface{})
-	if n.fields != nil {
+	if len(n.children) > 0 {
 		newMap, isMap := newV.(map[string]interface{})
 		switch {
 		case newHas && !isMap:
@@ -158,7 +158,8 @@ func (a *applier) value(n *node, newV interface{}, newHas bool, oldV interface{}
 
 // fields applies the field children of n to the properties of newMap.
 func (a *applier) fields(n *node, newMap, oldMap map[string]interface{}, root bool) {
-	for name, child := range n.fields {
+	for _, c := range n.children {
+		name, child := c.name, c.node
 		if root && !a.scope.includes(name) {
 			continue
 		}

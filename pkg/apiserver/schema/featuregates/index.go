@@ -65,9 +65,17 @@ type Index struct {
 	deprecated []*GatedPath
 }
 
+// fieldChild is the child of a node for one field name.
+type fieldChild struct {
+	name string
+	node *node
+}
+
 // node is a trie node over path steps.
 type node struct {
+	// fields are the field children while the trie is built; freeze moves them to children.
 	fields   map[string]*node
+	children []fieldChild
 	wildcard *node
 	// target is set on the node of a disabled path: its whole value is gated.
 	target *GatedPath
@@ -101,14 +109,19 @@ func Compile(specs []GateSpec, schema *structuralschema.Structural) *Index {
 	// Sorting by step count puts every ancestor before its descendants.
 	sort.SliceStable(paths, func(i, j int) bool { return paths[i].Path.Len() < paths[j].Path.Len() })
 	ix := &Index{paths: paths}
+	// A path is effectively enabled when its gate is enabled and every gated ancestor path is
+	// effectively enabled. Ancestors come first, so looking up each proper prefix of a path
+	// among the paths seen so far is enough: O(paths x depth).
+	byPath := make(map[string]*GatedPath, len(paths))
 	for i := range paths {
 		p := &paths[i]
 		p.EffectivelyEnabled = p.Gate.Enabled
-		for j := 0; j < i && p.EffectivelyEnabled; j++ {
-			if q := &paths[j]; q.Path.Len() < p.Path.Len() && p.Path.HasPrefix(q.Path) && !q.EffectivelyEnabled {
+		for k := 1; k < p.Path.Len() && p.EffectivelyEnabled; k++ {
+			if q, ok := byPath[Path{steps: p.Path.steps[:k]}.String()]; ok && !q.EffectivelyEnabled {
 				p.EffectivelyEnabled = false
 			}
 		}
+		byPath[p.Path.String()] = p
 	}
 	for i := range paths {
 		p := &paths[i]
@@ -119,7 +132,23 @@ func Compile(specs []GateSpec, schema *structuralschema.Structural) *Index {
 			ix.deprecated = append(ix.deprecated, p)
 		}
 	}
+	ix.disabled.freeze()
 	return ix
+}
+
+// freeze turns the field children of every node into a slice sorted by name: the request
+// path only iterates over them, and a slice is faster to iterate than a map, and in order.
+func (n *node) freeze() {
+	if n == nil {
+		return
+	}
+	for name, child := range n.fields {
+		n.children = append(n.children, fieldChild{name: name, node: child})
+		child.freeze()
+	}
+	sort.Slice(n.children, func(i, j int) bool { return n.children[i].name < n.children[j].name })
+	n.fields = nil
+	n.wildcard.freeze()
 }
 
 // addDisabled inserts a disabled path into the trie, unless a disabled ancestor covers it.
