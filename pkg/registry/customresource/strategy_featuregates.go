@@ -36,6 +36,8 @@ import (
 type FieldGates struct {
 	index          *featuregates.Index
 	storageVersion schema.GroupVersion
+	// resource is the CRD's plural name, a label of the field gate metrics.
+	resource string
 	// convertor converts objects to the storage version and back. It is nil when versions
 	// differ only in apiVersion (conversion None), and the gates apply as they are.
 	convertor runtime.ObjectConvertor
@@ -64,7 +66,7 @@ func NewFieldGates(crd *apiextensionsv1.CustomResourceDefinition, storageVersion
 	if index == nil {
 		return nil
 	}
-	g := &FieldGates{index: index, storageVersion: schema.GroupVersion{Group: crd.Spec.Group, Version: storageVersion}}
+	g := &FieldGates{index: index, storageVersion: schema.GroupVersion{Group: crd.Spec.Group, Version: storageVersion}, resource: crd.Spec.Names.Plural}
 	if crd.Spec.Conversion != nil && crd.Spec.Conversion.Strategy == apiextensionsv1.WebhookConverter {
 		g.convertor = convertor
 	}
@@ -86,7 +88,8 @@ func (a customResourceStrategy) mainScope() featuregates.Scope {
 }
 
 // prepare applies the gates to a create (old nil) or an update, in the storage version,
-// before the generation is computed. Each dropped or not-applied value draws a warning.
+// before the generation is computed. Each dropped or not-applied value draws a warning, and
+// is counted and audited (see observe).
 func (g *FieldGates) prepare(ctx context.Context, obj, old runtime.Object, scope featuregates.Scope) {
 	if g == nil || !g.index.HasDisabled() {
 		return // the fast path: nothing is converted or copied
@@ -105,6 +108,7 @@ func (g *FieldGates) prepare(ctx context.Context, obj, old runtime.Object, scope
 	for _, c := range changes {
 		warning.AddWarning(ctx, "", c.Warning())
 	}
+	g.observe(ctx, changes, old == nil)
 }
 
 // deprecationWarnings returns the warnings for fields of deprecated gates the write uses.
