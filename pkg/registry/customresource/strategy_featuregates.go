@@ -50,19 +50,7 @@ func NewFieldGates(crd *apiextensionsv1.CustomResourceDefinition, storageVersion
 	if !utilfeature.DefaultFeatureGate.Enabled(apiextensionsfeatures.CRDFieldLevelVersioning) || crd.Spec.CustomFeatureGates == nil {
 		return nil
 	}
-	gates := crd.Spec.CustomFeatureGates.FeatureGates
-	specs := make([]featuregates.GateSpec, len(gates))
-	for i, g := range gates {
-		specs[i] = featuregates.GateSpec{
-			Name:               g.Name,
-			PreRelease:         string(g.PreRelease),
-			Enabled:            g.Enabled,
-			Default:            g.Default,
-			DeprecationWarning: g.FieldDeprecationWarning,
-			FieldPaths:         g.FieldPaths,
-		}
-	}
-	index := featuregates.Compile(specs, storageSchema)
+	index := featuregates.Compile(featuregates.SpecsFromV1(crd.Spec.CustomFeatureGates), storageSchema)
 	if index == nil {
 		return nil
 	}

@@ -19,8 +19,9 @@ limitations under the License.
 // decide whether a gate is enabled, and (in the files beside this one) the compiled per-CRD
 // index and its application to the objects of a write.
 //
-// It is a leaf package, like pruning and defaulting: it knows structural schemas and
-// unstructured objects, and nothing of the registry, the handlers or the API types.
+// Like pruning and defaulting, it knows structural schemas and unstructured objects, and
+// nothing of the registry or the handlers. Of the API types it reads only the v1 gates, in
+// one place (SpecsFromV1), so that every caller compiles a CRD's gates the same way.
 package featuregates
 
 import (
