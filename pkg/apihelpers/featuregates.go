@@ -1,0 +1,127 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package apihelpers
+
+import (
+	"fmt"
+
+	apiextensionsinternal "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/featuregates"
+)
+
+// The helpers below answer, for controllers, the questions the API server answers when it
+// gates the writes of custom resources (KEP-2608, spec.customFeatureGates). They call the
+// server's own rules in pkg/apiserver/schema/featuregates, so both always agree.
+//
+// They read only the CRD they are given. The API server applies the gates only when its
+// CRDFieldLevelVersioning feature gate is on; these helpers cannot see the server's
+// feature gates and report what the CRD declares.
+
+// FindCustomFeatureGate returns the feature gate named name that the CRD declares in
+// spec.customFeatureGates, or nil.
+func FindCustomFeatureGate(crd *apiextensionsv1.CustomResourceDefinition, name string) *apiextensionsv1.CustomResourceDefinitionFeatureGate {
+	if crd.Spec.CustomFeatureGates == nil {
+		return nil
+	}
+	for i := range crd.Spec.CustomFeatureGates.FeatureGates {
+		if crd.Spec.CustomFeatureGates.FeatureGates[i].Name == name {
+			return &crd.Spec.CustomFeatureGates.FeatureGates[i]
+		}
+	}
+	return nil
+}
+
+// IsCustomFeatureGateEnabled reports whether the CRD's feature gate named name is enabled,
+// and whether the CRD declares such a gate. The rules are, in order: a stable gate is
+// enabled; else enabled decides when it is set; else default decides when it is set; else
+// a beta gate is enabled; else (alpha, deprecated) the gate is disabled.
+//
+// This is the gate's own state. A field it guards may still be disabled by the disabled
+// gate of an ancestor field; use IsFieldEnabled to know whether a field is live.
+func IsCustomFeatureGateEnabled(crd *apiextensionsv1.CustomResourceDefinition, name string) (enabled bool, found bool) {
+	g := FindCustomFeatureGate(crd, name)
+	if g == nil {
+		return false, false
+	}
+	return featuregates.Enabled(string(g.PreRelease), g.Enabled, g.Default), true
+}
+
+// IsFieldEnabled reports whether the field at fieldPath of the CRD's custom resources of
+// the given version is effectively enabled: whether the API server stores a value that a
+// write sets there. It is disabled when its own gate, or the gate of any gated ancestor
+// field, is disabled; a field that no gate guards, directly or through an ancestor, is
+// enabled.
+//
+// fieldPath uses the syntax of spec.customFeatureGates.featureGates[*].fieldPaths, such as
+// `.spec.replicas` or `.spec.containers[*].image`, and must exist in the schema of the
+// version. `[*]` stands for every item of a list or every value of a map; a map key may
+// also be named, as in `.spec.limits.cpu`, which a gate on `.spec.limits[*]` covers.
+// Paths into metadata, apiVersion and kind are never gated.
+//
+// Gates apply to the storage version. With conversion None all versions share their
+// field paths, so any version may be asked about. With a conversion webhook, only the
+// storage version may be asked about, since the fields of other versions map to the
+// storage version's in ways only the webhook knows.
+//
+// It returns an error when the version does not exist, fieldPath is not a valid path or
+// is not in the version's schema, or the version's schema is not structural.
+func IsFieldEnabled(crd *apiextensionsv1.CustomResourceDefinition, version, fieldPath string) (bool, error) {
+	p, err := featuregates.ParsePath(fieldPath)
+	if err != nil {
+		return false, fmt.Errorf("invalid field path %q: %v", fieldPath, err)
+	}
+	validation, err := GetSchemaForVersion(crd, version)
+	if err != nil {
+		return false, err
+	}
+	if crd.Spec.Conversion != nil && crd.Spec.Conversion.Strategy == apiextensionsv1.WebhookConverter {
+		storageVersion, err := GetCRDStorageVersion(crd)
+		if err != nil {
+			return false, err
+		}
+		if version != storageVersion {
+			return false, fmt.Errorf("the feature gates of %s apply to its storage version %s, and a conversion webhook maps the fields of version %s to it: ask about the field of version %s", crd.Name, storageVersion, version, storageVersion)
+		}
+	}
+	if p.IsReserved() {
+		return true, nil
+	}
+	if err := resolveInSchema(p, validation); err != nil {
+		return false, fmt.Errorf("field path %q of version %s of %s: %v", fieldPath, version, crd.Name, err)
+	}
+	index := featuregates.Compile(featuregates.SpecsFromV1(crd.Spec.CustomFeatureGates), nil)
+	return index.DisabledBy(p) == nil, nil
+}
+
+// resolveInSchema checks that the path exists in a version's schema, with the check that
+// CRD validation applies to the paths of the gates.
+func resolveInSchema(p featuregates.Path, validation *apiextensionsv1.CustomResourceValidation) error {
+	if validation == nil || validation.OpenAPIV3Schema == nil {
+		return fmt.Errorf("the version has no schema")
+	}
+	internal := &apiextensionsinternal.CustomResourceValidation{}
+	if err := apiextensionsv1.Convert_v1_CustomResourceValidation_To_apiextensions_CustomResourceValidation(validation, internal, nil); err != nil {
+		return err
+	}
+	s, err := structuralschema.NewStructural(internal.OpenAPIV3Schema)
+	if err != nil {
+		return fmt.Errorf("the schema is not structural: %v", err)
+	}
+	return featuregates.Resolve(p, s)
+}

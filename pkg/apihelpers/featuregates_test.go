@@ -1,0 +1,294 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package apihelpers
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+)
+
+func gatedCRD(gates ...apiextensionsv1.CustomResourceDefinitionFeatureGate) *apiextensionsv1.CustomResourceDefinition {
+	str := apiextensionsv1.JSONSchemaProps{Type: "string"}
+	integer := apiextensionsv1.JSONSchemaProps{Type: "integer"}
+	schema := &apiextensionsv1.JSONSchemaProps{
+		Type: "object",
+		Properties: map[string]apiextensionsv1.JSONSchemaProps{
+			"spec": {Type: "object", Properties: map[string]apiextensionsv1.JSONSchemaProps{
+				"cronSpec": str,
+				"image":    str,
+				"replicas": integer,
+				"owner":    str,
+				"legacy":   str,
+				"advanced": {Type: "object", Properties: map[string]apiextensionsv1.JSONSchemaProps{"level": integer, "mode": str}},
+				"ports": {
+					Type:         "array",
+					XListType:    ptr.To("map"),
+					XListMapKeys: []string{"name"},
+					Items: &apiextensionsv1.JSONSchemaPropsOrArray{Schema: &apiextensionsv1.JSONSchemaProps{
+						Type:       "object",
+						Required:   []string{"name"},
+						Properties: map[string]apiextensionsv1.JSONSchemaProps{"name": str, "port": integer, "appProtocol": str},
+					}},
+				},
+				"limits": {Type: "object", AdditionalProperties: &apiextensionsv1.JSONSchemaPropsOrBool{Allows: true, Schema: &str}},
+				"extra":  {Type: "object", XPreserveUnknownFields: ptr.To(true)},
+			}},
+			"status": {Type: "object", Properties: map[string]apiextensionsv1.JSONSchemaProps{"ready": integer}},
+		},
+	}
+	crd := &apiextensionsv1.CustomResourceDefinition{
+		ObjectMeta: metav1.ObjectMeta{Name: "crontabs.stable.example.com"},
+		Spec: apiextensionsv1.CustomResourceDefinitionSpec{
+			Group: "stable.example.com",
+			Names: apiextensionsv1.CustomResourceDefinitionNames{Plural: "crontabs", Kind: "CronTab"},
+			Scope: apiextensionsv1.NamespaceScoped,
+			Versions: []apiextensionsv1.CustomResourceDefinitionVersion{
+				{Name: "v1", Served: true, Storage: true, Schema: &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: schema}},
+				{Name: "v1beta1", Served: true, Schema: &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: schema.DeepCopy()}},
+			},
+		},
+	}
+	if len(gates) > 0 {
+		crd.Spec.CustomFeatureGates = &apiextensionsv1.CustomResourceDefinitionFeatureGates{FeatureGates: gates}
+	}
+	return crd
+}
+
+type gateOption func(*apiextensionsv1.CustomResourceDefinitionFeatureGate)
+
+func withEnabled(v bool) gateOption {
+	return func(g *apiextensionsv1.CustomResourceDefinitionFeatureGate) { g.Enabled = ptr.To(v) }
+}
+
+func withDefault(v bool) gateOption {
+	return func(g *apiextensionsv1.CustomResourceDefinitionFeatureGate) { g.Default = ptr.To(v) }
+}
+
+func customGate(name string, stage apiextensionsv1.CustomFeatureGatePreRelease, paths []string, opts ...gateOption) apiextensionsv1.CustomResourceDefinitionFeatureGate {
+	g := apiextensionsv1.CustomResourceDefinitionFeatureGate{Name: name, PreRelease: stage, FieldPaths: paths}
+	for _, o := range opts {
+		o(&g)
+	}
+	return g
+}
+
+func TestIsCustomFeatureGateEnabled(t *testing.T) {
+	const (
+		alpha      = apiextensionsv1.CustomFeatureGateAlpha
+		beta       = apiextensionsv1.CustomFeatureGateBeta
+		stable     = apiextensionsv1.CustomFeatureGateStable
+		deprecated = apiextensionsv1.CustomFeatureGateDeprecated
+	)
+	paths := []string{".spec.replicas"}
+	tests := []struct {
+		name        string
+		gate        *apiextensionsv1.CustomResourceDefinitionFeatureGate
+		lookup      string
+		wantEnabled bool
+		wantFound   bool
+	}{
+		{name: "no gates", lookup: "ReplicasFeatureGate"},
+		{name: "another name", gate: ptr.To(customGate("Other", beta, paths)), lookup: "ReplicasFeatureGate"},
+		{name: "names are case-sensitive", gate: ptr.To(customGate("ReplicasFeatureGate", beta, paths)), lookup: "replicasFeatureGate"},
+		{name: "alpha", gate: ptr.To(customGate("G", alpha, paths)), lookup: "G", wantFound: true},
+		{name: "alpha default false", gate: ptr.To(customGate("G", alpha, paths, withDefault(false))), lookup: "G", wantFound: true},
+		{name: "alpha enabled", gate: ptr.To(customGate("G", alpha, paths, withEnabled(true), withDefault(false))), lookup: "G", wantEnabled: true, wantFound: true},
+		{name: "beta", gate: ptr.To(customGate("G", beta, paths)), lookup: "G", wantEnabled: true, wantFound: true},
+		{name: "beta default false", gate: ptr.To(customGate("G", beta, paths, withDefault(false))), lookup: "G", wantFound: true},
+		{name: "beta default false, enabled", gate: ptr.To(customGate("G", beta, paths, withDefault(false), withEnabled(true))), lookup: "G", wantEnabled: true, wantFound: true},
+		{name: "beta disabled", gate: ptr.To(customGate("G", beta, paths, withEnabled(false))), lookup: "G", wantFound: true},
+		{name: "stable", gate: ptr.To(customGate("G", stable, paths)), lookup: "G", wantEnabled: true, wantFound: true},
+		{name: "stable is locked on", gate: ptr.To(customGate("G", stable, paths, withEnabled(false))), lookup: "G", wantEnabled: true, wantFound: true},
+		{name: "deprecated default true", gate: ptr.To(customGate("G", deprecated, paths, withDefault(true))), lookup: "G", wantEnabled: true, wantFound: true},
+		{name: "deprecated default false", gate: ptr.To(customGate("G", deprecated, paths, withDefault(false))), lookup: "G", wantFound: true},
+		{name: "deprecated re-enabled", gate: ptr.To(customGate("G", deprecated, paths, withDefault(false), withEnabled(true))), lookup: "G", wantEnabled: true, wantFound: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			crd := gatedCRD()
+			if tc.gate != nil {
+				crd = gatedCRD(*tc.gate)
+			}
+			enabled, found := IsCustomFeatureGateEnabled(crd, tc.lookup)
+			if enabled != tc.wantEnabled || found != tc.wantFound {
+				t.Errorf("IsCustomFeatureGateEnabled(%q) = (%t, %t), want (%t, %t)", tc.lookup, enabled, found, tc.wantEnabled, tc.wantFound)
+			}
+			if g := FindCustomFeatureGate(crd, tc.lookup); (g != nil) != tc.wantFound {
+				t.Errorf("FindCustomFeatureGate(%q) = %v, want found=%t", tc.lookup, g, tc.wantFound)
+			}
+		})
+	}
+}
+
+func TestFindCustomFeatureGateReturnsTheCRDsGate(t *testing.T) {
+	crd := gatedCRD(customGate("A", apiextensionsv1.CustomFeatureGateAlpha, []string{".spec.image"}), customGate("B", apiextensionsv1.CustomFeatureGateBeta, []string{".spec.owner"}))
+	g := FindCustomFeatureGate(crd, "B")
+	if g == nil || g.Name != "B" {
+		t.Fatalf("FindCustomFeatureGate(B) = %v", g)
+	}
+	g.Enabled = ptr.To(false)
+	if enabled, _ := IsCustomFeatureGateEnabled(crd, "B"); enabled {
+		t.Error("FindCustomFeatureGate returned a copy, not the CRD's gate")
+	}
+}
+
+func TestIsFieldEnabled(t *testing.T) {
+	const (
+		alpha      = apiextensionsv1.CustomFeatureGateAlpha
+		beta       = apiextensionsv1.CustomFeatureGateBeta
+		stable     = apiextensionsv1.CustomFeatureGateStable
+		deprecated = apiextensionsv1.CustomFeatureGateDeprecated
+	)
+	gates := []apiextensionsv1.CustomResourceDefinitionFeatureGate{
+		customGate("ReplicasFeatureGate", alpha, []string{".spec.replicas"}),
+		customGate("ImageGate", beta, []string{".spec.image"}),
+		customGate("OwnerGate", alpha, []string{".spec.owner"}, withEnabled(true)),
+		customGate("AdvancedGate", alpha, []string{".spec.advanced"}),
+		customGate("LevelGate", stable, []string{".spec.advanced.level"}),
+		customGate("ProtocolGate", beta, []string{".spec.ports[*].appProtocol"}, withDefault(false)),
+		customGate("LimitsGate", alpha, []string{".spec.limits[*]"}),
+		customGate("LegacyGate", deprecated, []string{".spec.legacy"}, withDefault(true)),
+		customGate("ExtraGate", alpha, []string{".spec.extra.anything.below"}),
+		customGate("ReadyGate", beta, []string{".status.ready"}, withEnabled(false)),
+	}
+	tests := []struct {
+		name    string
+		crd     func() *apiextensionsv1.CustomResourceDefinition
+		version string
+		path    string
+		want    bool
+		wantErr string
+	}{
+		{name: "not gated", path: ".spec.cronSpec", want: true},
+		{name: "the root of the gated fields", path: ".spec", want: true},
+		{name: "alpha, off", path: ".spec.replicas"},
+		{name: "beta, on", path: ".spec.image", want: true},
+		{name: "alpha, enabled by the admin", path: ".spec.owner", want: true},
+		{name: "deprecated, default true", path: ".spec.legacy", want: true},
+		{name: "beta, disabled by the admin", path: ".status.ready"},
+		{name: "status without a gate", path: ".status", want: true},
+		{name: "disabled parent", path: ".spec.advanced"},
+		{name: "a stable child of a disabled parent", path: ".spec.advanced.level"},
+		{name: "an ungated child of a disabled parent", path: ".spec.advanced.mode"},
+		{name: "list items", path: ".spec.ports[*]", want: true},
+		{name: "list item field, gated", path: ".spec.ports[*].appProtocol"},
+		{name: "list item field, not gated", path: ".spec.ports[*].port", want: true},
+		{name: "map values", path: ".spec.limits[*]"},
+		{name: "a named map key under a gated wildcard", path: ".spec.limits.cpu"},
+		{name: "the map itself", path: ".spec.limits", want: true},
+		{name: "below x-kubernetes-preserve-unknown-fields", path: ".spec.extra.anything.below"},
+		{name: "above a gated path below x-kubernetes-preserve-unknown-fields", path: ".spec.extra.anything", want: true},
+		{name: "metadata is never gated", path: ".metadata.labels", want: true},
+		{name: "kind is never gated", path: ".kind", want: true},
+		{name: "a served version, conversion None", version: "v1beta1", path: ".spec.replicas"},
+		{name: "a served version, conversion None, not gated", version: "v1beta1", path: ".spec.image", want: true},
+		{
+			name: "no gates",
+			crd:  func() *apiextensionsv1.CustomResourceDefinition { return gatedCRD() },
+			path: ".spec.replicas", want: true,
+		},
+		{
+			name: "conversion webhook, storage version",
+			crd:  webhookCRD(gates),
+			path: ".spec.replicas",
+		},
+		{
+			name: "conversion webhook, another version", version: "v1beta1",
+			crd:     webhookCRD(gates),
+			path:    ".spec.replicas",
+			wantErr: "apply to its storage version v1, and a conversion webhook maps the fields of version v1beta1 to it",
+		},
+		{name: "unknown version", version: "v2", path: ".spec.replicas", wantErr: "version v2 not found"},
+		{name: "empty path", path: "", wantErr: `invalid field path "": must not be empty`},
+		{name: "no leading dot", path: "spec.replicas", wantErr: "must start with '.'"},
+		{name: "an index", path: ".spec.ports[0].name", wantErr: "must start the wildcard [*]"},
+		{name: "not in the schema", path: ".spec.nope", wantErr: `field path ".spec.nope" of version v1 of crontabs.stable.example.com: field "nope" is not in the schema at .spec`},
+		{name: "wildcard on a scalar", path: ".spec.image[*]", wantErr: "[*] after .spec.image needs a list or a map"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			crd := gatedCRD(gates...)
+			if tc.crd != nil {
+				crd = tc.crd()
+			}
+			version := tc.version
+			if version == "" {
+				version = "v1"
+			}
+			got, err := IsFieldEnabled(crd, version, tc.path)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("IsFieldEnabled(%s, %q) error = %v, want one containing %q", version, tc.path, err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("IsFieldEnabled(%s, %q) unexpected error: %v", version, tc.path, err)
+			}
+			if got != tc.want {
+				t.Errorf("IsFieldEnabled(%s, %q) = %t, want %t", version, tc.path, got, tc.want)
+			}
+		})
+	}
+}
+
+func webhookCRD(gates []apiextensionsv1.CustomResourceDefinitionFeatureGate) func() *apiextensionsv1.CustomResourceDefinition {
+	return func() *apiextensionsv1.CustomResourceDefinition {
+		crd := gatedCRD(gates...)
+		crd.Spec.Conversion = &apiextensionsv1.CustomResourceConversion{Strategy: apiextensionsv1.WebhookConverter}
+		return crd
+	}
+}
+
+func TestIsFieldEnabledSchemaErrors(t *testing.T) {
+	crd := gatedCRD()
+	crd.Spec.Versions[0].Schema = nil
+	if _, err := IsFieldEnabled(crd, "v1", ".spec.replicas"); err == nil || !strings.Contains(err.Error(), "the version has no schema") {
+		t.Errorf("a version without a schema: error = %v", err)
+	}
+
+	crd = gatedCRD()
+	crd.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"] = apiextensionsv1.JSONSchemaProps{
+		Type:  "array",
+		Items: &apiextensionsv1.JSONSchemaPropsOrArray{JSONSchemas: []apiextensionsv1.JSONSchemaProps{{Type: "string"}}},
+	}
+	if _, err := IsFieldEnabled(crd, "v1", ".spec.replicas"); err == nil || !strings.Contains(err.Error(), "not structural") {
+		t.Errorf("a schema that is not structural: error = %v", err)
+	}
+}
+
+// IsFieldEnabled does not modify the CRD it reads.
+func TestIsFieldEnabledLeavesTheCRDAlone(t *testing.T) {
+	crd := gatedCRD(customGate("AdvancedGate", apiextensionsv1.CustomFeatureGateAlpha, []string{".spec.advanced"}))
+	before := crd.DeepCopy()
+	if _, err := IsFieldEnabled(crd, "v1", ".spec.advanced.level"); err != nil {
+		t.Fatal(err)
+	}
+	if _, found := IsCustomFeatureGateEnabled(crd, "AdvancedGate"); !found {
+		t.Fatal("the gate was not found")
+	}
+	if !apiequality.Semantic.DeepEqual(before, crd) {
+		t.Errorf("the CRD was modified:\n%s", cmp.Diff(before, crd))
+	}
+}
