@@ -62,15 +62,15 @@ func TestReport(t *testing.T) {
 			wantMissed: 0,
 			wantLines: []string{
 				"| PrepareForCreate | a-upstream-no-gates | 2000 | 0 | 0 | 1.000 | +0.00 µs | +0 |  |",
-				"| PrepareForCreate | b-50-gates-all-enabled | 2010 | 0 | 0 | 1.005 | +0.01 µs | +0 | within 2%, 0 extra allocs: met |",
+				"| PrepareForCreate | b-50-gates-all-enabled | 2010 | 0 | 0 | 1.005 | +0.01 µs | +0 | within 2% (baseline spread 100.0%), 0 extra allocs: met |",
 				"| PrepareForCreate | c-50-gates-half-disabled-absent | 6000 | 0 | 0 | 3.000 | +4.00 µs | +0 | at most +5 µs: met |",
 			},
 		},
 		{
-			name:       "(b) 5% slower and (c) 6 µs more: both missed",
-			input:      strategyLines("2100", "8000"),
+			name:       "(b) 3x slower, beyond the baseline's spread, and (c) 6 µs more: both missed",
+			input:      strategyLines("6000", "8000"),
 			wantMissed: 2,
-			wantLines:  []string{"within 2%, 0 extra allocs: MISSED", "at most +5 µs: MISSED"},
+			wantLines:  []string{"0 extra allocs: MISSED", "at most +5 µs: MISSED"},
 		},
 		{
 			name: "validation over 50 ms",
@@ -86,7 +86,7 @@ func TestReport(t *testing.T) {
 				t.Fatal(err)
 			}
 			var out bytes.Buffer
-			if missed := report(&out, medians(runs), 2); missed != tc.wantMissed {
+			if missed := report(&out, runs, 2); missed != tc.wantMissed {
 				t.Errorf("missed %d goals, want %d; report:\n%s", missed, tc.wantMissed, out.String())
 			}
 			for _, line := range tc.wantLines {
@@ -101,5 +101,25 @@ func TestReport(t *testing.T) {
 func TestParseRejectsGarbledValues(t *testing.T) {
 	if _, _, err := parse(strings.NewReader("BenchmarkX-2 \t 10\t abc ns/op\n")); err == nil {
 		t.Error("want an error for a value that is not a number")
+	}
+}
+
+// With a steady baseline (no spread), 5% slower than it is beyond the 2% goal.
+func TestReportSteadyBaseline(t *testing.T) {
+	input := strings.Join([]string{
+		"BenchmarkFieldGatesStrategy/Hook/a-upstream-no-gates-2 \t 2000\t 2000 ns/op\t 0 B/op\t 10 allocs/op",
+		"BenchmarkFieldGatesStrategy/Hook/a-upstream-no-gates-2 \t 2000\t 2000 ns/op\t 0 B/op\t 10 allocs/op",
+		"BenchmarkFieldGatesStrategy/PrepareForCreate/a-upstream-no-gates-2 \t 2000\t 2000 ns/op\t 0 B/op\t 10 allocs/op",
+		"BenchmarkFieldGatesStrategy/PrepareForCreate/a-upstream-no-gates-2 \t 2000\t 2000 ns/op\t 0 B/op\t 10 allocs/op",
+		"BenchmarkFieldGatesStrategy/PrepareForCreate/b-50-gates-all-enabled-2 \t 2000\t 2100 ns/op\t 0 B/op\t 10 allocs/op",
+		"BenchmarkFieldGatesStrategy/Hook/b-50-gates-all-enabled-2 \t 2000\t 2000 ns/op\t 0 B/op\t 11 allocs/op",
+	}, "\n")
+	runs, _, err := parse(strings.NewReader(input))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if missed := report(&out, runs, 2); missed != 2 {
+		t.Errorf("missed %d goals, want 2 (time of PrepareForCreate, allocs of Hook); report:\n%s", missed, out.String())
 	}
 }

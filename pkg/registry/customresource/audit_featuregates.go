@@ -89,8 +89,8 @@ func auditSafe(s string) string {
 // addFieldGatesAuditAnnotation annotates the request's audit event with what gating did.
 // It does nothing when the request is not audited.
 func addFieldGatesAuditAnnotation(ctx context.Context, changes []featuregates.Change) {
-	if len(changes) == 0 {
-		return
+	if len(changes) == 0 || !audit.AuditContextFrom(ctx).Enabled() {
+		return // not audited: do not build the value
 	}
 	audit.AddAuditAnnotation(ctx, FieldGatesAuditAnnotationKey, fieldGatesAuditValue(changes))
 }

@@ -64,6 +64,25 @@ func DeleteFieldGateDrops(group, resource, gate string) {
 	fieldGateDrops.DeletePartialMatch(labels)
 }
 
+// dropCounterKey names one series of fieldGateDrops of a CRD: its gate and operation.
+type dropCounterKey struct {
+	gate      *featuregates.Gate
+	operation string
+}
+
+// dropCounter returns the drop counter of a gate and operation of this CRD revision. The
+// series is looked up once per revision and then kept: WithLabelValues hashes the labels and
+// allocates on every call, and a write may drop many paths. A series deleted while this
+// revision still serves (its CRD or gate went away) is not made again by a late write.
+func (g *FieldGates) dropCounter(gate *featuregates.Gate, operation string) metrics.CounterMetric {
+	key := dropCounterKey{gate: gate, operation: operation}
+	if c, ok := g.dropCounters.Load(key); ok {
+		return c.(metrics.CounterMetric)
+	}
+	c, _ := g.dropCounters.LoadOrStore(key, fieldGateDrops.WithLabelValues(g.storageVersion.Group, g.resource, gate.Name, operation))
+	return c.(metrics.CounterMetric)
+}
+
 // dryRunKeyType is the type of the context key that marks a dry-run write.
 type dryRunKeyType int
 
@@ -94,7 +113,7 @@ func (g *FieldGates) observe(ctx context.Context, changes []featuregates.Change,
 			operation = OperationCreate
 		}
 		for _, c := range changes {
-			fieldGateDrops.WithLabelValues(g.storageVersion.Group, g.resource, c.Path.Gate.Name, operation).Inc()
+			g.dropCounter(c.Path.Gate, operation).Inc()
 		}
 	}
 	addFieldGatesAuditAnnotation(ctx, changes)

@@ -18,6 +18,7 @@ package customresource
 
 import (
 	"context"
+	"sync"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
@@ -38,6 +39,8 @@ type FieldGates struct {
 	storageVersion schema.GroupVersion
 	// resource is the CRD's plural name, a label of the field gate metrics.
 	resource string
+	// dropCounters caches the drop counter series of this revision (see dropCounter).
+	dropCounters sync.Map
 	// convertor converts objects to the storage version and back. It is nil when versions
 	// differ only in apiVersion (conversion None), and the gates apply as they are.
 	convertor runtime.ObjectConvertor

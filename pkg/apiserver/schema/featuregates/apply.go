@@ -84,27 +84,31 @@ func (ix *Index) PrepareForUpdate(newObj, oldObj map[string]interface{}, scope S
 	if len(a.changes) == 0 {
 		return nil
 	}
-	changes := make([]Change, 0, len(a.changes))
-	for p, kind := range a.changes {
-		changes = append(changes, Change{Kind: kind, Path: p})
+	changes := a.changes
+	// In path order; a path reached more than once (through [*]) is one change, and a value
+	// not applied anywhere makes it NotApplied.
+	sort.SliceStable(changes, func(i, j int) bool { return changes[i].Path.before(changes[j].Path) })
+	out := changes[:1]
+	for _, c := range changes[1:] {
+		last := &out[len(out)-1]
+		if c.Path == last.Path {
+			if c.Kind == NotApplied {
+				last.Kind = NotApplied
+			}
+			continue
+		}
+		out = append(out, c)
 	}
-	sort.Slice(changes, func(i, j int) bool { return changes[i].Path.Path.String() < changes[j].Path.Path.String() })
-	return changes
+	return out
 }
 
 type applier struct {
 	scope   Scope
-	changes map[*GatedPath]ChangeKind
+	changes []Change
 }
 
 func (a *applier) record(p *GatedPath, kind ChangeKind) {
-	if a.changes == nil {
-		a.changes = map[*GatedPath]ChangeKind{}
-	}
-	if prev, ok := a.changes[p]; ok && prev == NotApplied {
-		return
-	}
-	a.changes[p] = kind
+	a.changes = append(a.changes, Change{Kind: kind, Path: p})
 }
 
 // value applies node n to one value: newV (present when newHas) against the stored oldV
@@ -165,6 +169,9 @@ func (a *applier) fields(n *node, newMap, oldMap map[string]interface{}, root bo
 		}
 		newV, newHas := newMap[name]
 		oldV, oldHas := oldMap[name]
+		if child.target != nil && newHas && oldHas && jsonEqual(newV, oldV) {
+			continue // the write leaves the stored value as it is: nothing to restore or write
+		}
 		v, keep := a.value(child, newV, newHas, oldV, oldHas)
 		if keep {
 			newMap[name] = v

@@ -49,6 +49,9 @@ type GatedPath struct {
 	// EffectivelyEnabled is true when the path's gate and the gates of all its gated
 	// ancestor paths are enabled.
 	EffectivelyEnabled bool
+	// order is the rank of the path among the index's paths in string order, so that the
+	// changes of a write sort by comparing integers.
+	order int
 	// warnings caches the texts of Change.Warning, which depend only on the path: they are
 	// built on first use, so a path that never draws a warning costs nothing.
 	warnings *warningTexts
@@ -109,6 +112,14 @@ func Compile(specs []GateSpec, schema *structuralschema.Structural) *Index {
 	// Sorting by step count puts every ancestor before its descendants.
 	sort.SliceStable(paths, func(i, j int) bool { return paths[i].Path.Len() < paths[j].Path.Len() })
 	ix := &Index{paths: paths}
+	byString := make([]*GatedPath, len(paths))
+	for i := range paths {
+		byString[i] = &paths[i]
+	}
+	sort.Slice(byString, func(i, j int) bool { return byString[i].Path.String() < byString[j].Path.String() })
+	for rank, p := range byString {
+		p.order = rank + 1
+	}
 	// A path is effectively enabled when its gate is enabled and every gated ancestor path is
 	// effectively enabled. Ancestors come first, so looking up each proper prefix of a path
 	// among the paths seen so far is enough: O(paths x depth).
@@ -202,6 +213,15 @@ func (ix *Index) addDisabled(p *GatedPath, schema *structuralschema.Structural) 
 		// The whole value is gated: deeper disabled paths are covered.
 		n.fields, n.wildcard = nil, nil
 	}
+}
+
+// before orders gated paths by their normalized form: by rank within one index, by string
+// otherwise.
+func (p *GatedPath) before(q *GatedPath) bool {
+	if p.order != 0 && q.order != 0 {
+		return p.order < q.order
+	}
+	return p.Path.String() < q.Path.String()
 }
 
 // Paths returns every gated path, ancestors first. The caller must not modify them.
