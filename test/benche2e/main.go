@@ -82,7 +82,7 @@ type options struct {
 
 func main() {
 	var o options
-	flag.StringVar(&o.binDir, "bin-dir", "", "directory holding the etcd and kube-apiserver binaries (required; `make binaries` builds them in _output/bin)")
+	flag.StringVar(&o.binDir, "bin-dir", "", "directory holding the etcd and kube-apiserver binaries (required; make binaries builds them in _output/bin)")
 	flag.StringVar(&o.mode, "mode", "e2e", "e2e: write throughput and latency, feature on (A) vs off (B); rss: kube-apiserver memory with -crds gated vs ungated CRDs")
 	flag.StringVar(&o.workDir, "work-dir", "", "directory for the control planes' PKI, etcd data and logs (default: a new temporary directory, removed at the end unless -keep)")
 	flag.BoolVar(&o.keep, "keep", false, "keep the work directory (logs, etcd data) at the end")
