@@ -25,7 +25,7 @@ GO_SOURCES    := $(shell find . -path ./_output -prune -o -path ./.git -prune -o
 
 # Tests: everything the fork adds or patches lives under ./pkg, and upstream's unit suite
 # for ./pkg takes under two minutes, so CI runs all of it.
-UNIT_PKGS ?= ./pkg/...
+UNIT_PKGS ?= ./pkg/... ./hack/benchratio/... ./test/benche2e/...
 # Integration tests (upstream's suite and the fork's) run the in-process apiextensions server
 # against a real etcd, which each test binary starts itself (embedded go.etcd.io/etcd/server/v3)
 # unless KUBE_INTEGRATION_ETCD_URL names one. Upstream's suite takes about 8 minutes here,
@@ -38,6 +38,8 @@ GOTESTFLAGS ?=
 FUZZTIME ?= 1m
 # make bench: rounds of the micro benchmarks (each round runs every setup once, in turn).
 BENCH_ROUNDS ?= 5
+# make bench-e2e / bench-rss: extra flags of test/benche2e (go run ./test/benche2e -help).
+BENCH_E2E_FLAGS ?=
 
 # Binaries: our kube-apiserver (k8s.io/kubernetes v1.37.1 compiled against the fork), etcd
 # (go.etcd.io/etcd/server/v3), kubectl (k8s.io/kubectl v0.37.1) and the local-up runner.
@@ -131,6 +133,16 @@ test-upstream: $(STAMPS)/build ## Upstream's own unit (./pkg/...) and integratio
 .PHONY: bench
 bench: $(STAMPS)/build ## Micro benchmarks (strategy, validation, index memory): ratios against upstream in the same run.
 	hack/bench.sh $(BENCH_ROUNDS) $(OUT)/bench
+
+.PHONY: bench-e2e
+bench-e2e: $(BINARIES) ## End-to-end write benchmark: our kube-apiserver with CRDFieldLevelVersioning on (A) vs off (B), alternating; A/B ratios.
+	@mkdir -p $(OUT)/bench
+	go run ./test/benche2e -bin-dir $(BIN) -out $(OUT)/bench/e2e-report.md $(BENCH_E2E_FLAGS)
+
+.PHONY: bench-rss
+bench-rss: $(BINARIES) ## kube-apiserver memory with 1000 CRDs x 50 gates vs 1000 CRDs without gates (BENCH_E2E_FLAGS=-crds=200 for less).
+	@mkdir -p $(OUT)/bench
+	go run ./test/benche2e -bin-dir $(BIN) -mode rss -out $(OUT)/bench/rss-report.md $(BENCH_E2E_FLAGS)
 
 .PHONY: test-e2e
 test-e2e: $(BINARIES) ## End to end: our etcd + kube-apiserver binaries driven with our kubectl; the kind recipe, offline.
