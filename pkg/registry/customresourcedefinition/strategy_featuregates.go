@@ -18,6 +18,7 @@ package customresourcedefinition
 
 import (
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
+	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation"
 	apiextensionsfeatures "k8s.io/apiextensions-apiserver/pkg/features"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 )
@@ -33,4 +34,13 @@ func dropDisabledCustomFeatureGates(newCRD, oldCRD *apiextensions.CustomResource
 		return
 	}
 	newCRD.Spec.CustomFeatureGates = nil
+}
+
+// customFeatureGateWarnings are the fork's warnings for a CRD create or update: schema
+// defaults on gated field paths, while the CRDFieldLevelVersioning feature gate is enabled.
+func customFeatureGateWarnings(crd *apiextensions.CustomResourceDefinition) []string {
+	if !utilfeature.DefaultFeatureGate.Enabled(apiextensionsfeatures.CRDFieldLevelVersioning) {
+		return nil
+	}
+	return validation.CustomFeatureGateDefaultWarnings(&crd.Spec)
 }
