@@ -20,7 +20,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"unicode"
 
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/featuregates"
 	"k8s.io/apiserver/pkg/audit"
@@ -53,7 +52,7 @@ func fieldGatesAuditValue(changes []featuregates.Change) string {
 		if c.Kind == featuregates.NotApplied {
 			kind = "preserved"
 		}
-		entry := auditSafe(fmt.Sprintf("%s %s (%s)", kind, c.Path.Path.String(), c.Path.Gate.Name))
+		entry := featuregates.Printable(fmt.Sprintf("%s %s (%s)", kind, c.Path.Path.String(), c.Path.Gate.Name))
 		if i > 0 {
 			entry = "; " + entry
 		}
@@ -72,18 +71,6 @@ func fieldGatesAuditValue(changes []featuregates.Change) string {
 		b.WriteString(entry)
 	}
 	return b.String()
-}
-
-// auditSafe replaces control characters and invalid UTF-8. Validation already forbids them
-// in paths and gate names; this is a second line.
-func auditSafe(s string) string {
-	s = strings.ToValidUTF8(s, "?")
-	return strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) {
-			return ' '
-		}
-		return r
-	}, s)
 }
 
 // addFieldGatesAuditAnnotation annotates the request's audit event with what gating did.

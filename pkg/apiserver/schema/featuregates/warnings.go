@@ -132,18 +132,24 @@ func collect(v interface{}, steps []Step, out []interface{}) []interface{} {
 	return out
 }
 
-// headerSafe makes a text fit an HTTP Warning header: valid UTF-8, no control characters,
-// bounded. Validation already demands this of the texts a CRD declares; this is a second line.
-func headerSafe(s string) string {
+// Printable makes a text valid UTF-8 without control characters, for a warning header or an
+// audit annotation: invalid bytes become '?', control characters spaces.
+func Printable(s string) string {
 	if !utf8.ValidString(s) {
 		s = strings.ToValidUTF8(s, "?")
 	}
-	s = strings.Map(func(r rune) rune {
+	return strings.Map(func(r rune) rune {
 		if unicode.IsControl(r) {
 			return ' '
 		}
 		return r
 	}, s)
+}
+
+// headerSafe makes a text fit an HTTP Warning header: valid UTF-8, no control characters,
+// bounded. Validation already demands this of the texts a CRD declares; this is a second line.
+func headerSafe(s string) string {
+	s = Printable(s)
 	if utf8.RuneCountInString(s) > maxWarningRunes {
 		s = string([]rune(s)[:maxWarningRunes-3]) + "..."
 	}
