@@ -21,8 +21,7 @@ export GOBIN="$TOOLS_BIN"
 export PATH="$TOOLS_BIN:$PATH"
 
 cd "$GEN_ROOT"
-CODEGEN_PKG=$(go list -m -f '{{.Dir}}' k8s.io/code-generator)
-[ -d "$CODEGEN_PKG" ] || die "k8s.io/code-generator is not in the module cache"
+CODEGEN_PKG=$(module_dir k8s.io/code-generator)
 # kube_codegen.sh runs 'go install' from inside the read-only module directory.
 source "$CODEGEN_PKG/kube_codegen.sh"
 

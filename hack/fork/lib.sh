@@ -27,14 +27,26 @@ upstream_version() {
   tr -d ' \n' <"$STAGING/VERSION"
 }
 
+# module_dir MODULE[@VERSION] prints MODULE's directory in the Go module cache, downloading
+# it first: `go list -m -f {{.Dir}}` prints nothing for a module that is not cached yet, so a
+# warm cache would hide a missing download. Without @VERSION, the version is the one the
+# build list of the current directory's module selects. Fails naming the module when the
+# proxy refuses it.
+module_dir() {
+  local json dir err
+  if ! json=$(go mod download -json "$1"); then
+    err=$(printf '%s\n' "$json" | sed -n 's/^[[:space:]]*"Error": "\(.*\)",\{0,1\}$/\1/p' | head -n 1)
+    die "cannot download module $1 from $(go env GOPROXY)${err:+: $err}"
+  fi
+  dir=$(printf '%s\n' "$json" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
+  [ -n "$dir" ] && [ -d "$dir" ] || die "module $1 was downloaded, but go reports no directory for it"
+  printf '%s\n' "$dir"
+}
+
 # pristine_dir prints the module-cache directory of the pinned upstream module,
 # downloading it if needed.
 pristine_dir() {
-  local ver dir
-  ver=$(upstream_version)
-  dir=$(go mod download -json "$UPSTREAM_MODULE@$ver" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
-  [ -n "$dir" ] && [ -d "$dir" ] || die "cannot download $UPSTREAM_MODULE@$ver from the module proxy"
-  printf '%s\n' "$dir"
+  module_dir "$UPSTREAM_MODULE@$(upstream_version)"
 }
 
 # is_harness PATH: the upstream file is replaced by a tracked file of the fork.

@@ -13,14 +13,14 @@ export GOBIN="$TOOLS_BIN"
 export PATH="$TOOLS_BIN:$PATH"
 
 cd "$GEN_ROOT"
-codegen=$(go list -m -f '{{.Dir}}' k8s.io/code-generator)
+codegen=$(module_dir k8s.io/code-generator)
 (cd "$codegen" && go install k8s.io/code-generator/cmd/go-to-protobuf k8s.io/code-generator/cmd/go-to-protobuf/protoc-gen-gogo)
 # goimports is not in code-generator's go.sum: install it at the x/tools version code-generator pins.
 tools_version=$(cd "$codegen" && go list -m -f '{{.Version}}' golang.org/x/tools)
 go install "golang.org/x/tools/cmd/goimports@$tools_version"
-gogo=$(cd "$codegen" && go list -m -f '{{.Dir}}' github.com/gogo/protobuf)
-apimachinery=$(go list -m -f '{{.Dir}}' k8s.io/apimachinery)
-api=$(go list -m -f '{{.Dir}}' k8s.io/api)
+gogo=$(cd "$codegen" && module_dir github.com/gogo/protobuf)
+apimachinery=$(module_dir k8s.io/apimachinery)
+api=$(module_dir k8s.io/api)
 [ -f "$gogo/gogoproto/gogo.proto" ] || die "gogo.proto not found in $gogo"
 
 src=$(mktemp -d)
