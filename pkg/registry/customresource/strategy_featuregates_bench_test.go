@@ -196,7 +196,7 @@ func BenchmarkFieldGatesStrategy(b *testing.B) {
 		b.Run("Hook/"+setup.name, func(b *testing.B) {
 			onCopies(b, updated, func(obj *unstructured.Unstructured) {
 				s.fieldGates.prepare(ctx, obj, old, s.mainScope())
-				_ = s.fieldGates.deprecationWarnings(obj, old, s.mainScope())
+				_ = s.fieldGates.deprecationWarnings(ctx, obj, old, s.mainScope())
 			})
 		})
 		b.Run("WarningsOnUpdate/"+setup.name, func(b *testing.B) {

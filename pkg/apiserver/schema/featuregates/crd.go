@@ -41,3 +41,19 @@ func SpecsFromV1(gates *apiextensionsv1.CustomResourceDefinitionFeatureGates) []
 	}
 	return specs
 }
+
+// AppliesToVersion reports whether gate paths, which are paths of the storage version, are
+// also paths of the given version's objects: always for the storage version, and for every
+// version when the CRD has no conversion webhook (versions then differ only in apiVersion).
+// With a webhook, other versions are gated only after conversion to the storage version.
+func AppliesToVersion(crd *apiextensionsv1.CustomResourceDefinition, version string) bool {
+	if crd.Spec.Conversion == nil || crd.Spec.Conversion.Strategy != apiextensionsv1.WebhookConverter {
+		return true
+	}
+	for _, v := range crd.Spec.Versions {
+		if v.Storage {
+			return v.Name == version
+		}
+	}
+	return false
+}

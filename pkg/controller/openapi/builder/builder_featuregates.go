@@ -18,6 +18,7 @@ package builder
 
 import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/featuregates"
 	apiextensionsfeatures "k8s.io/apiextensions-apiserver/pkg/features"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
@@ -92,4 +93,17 @@ func markFeatureGate(s *spec.Schema, steps []featuregates.Step, mark func(*spec.
 	case s.AdditionalProperties != nil && s.AdditionalProperties.Schema != nil:
 		markFeatureGate(s.AdditionalProperties.Schema, steps[1:], mark)
 	}
+}
+
+// withoutDisabledDefaults returns the schema to publish for a CRD version: while a path is
+// effectively disabled, the server applies no default at it (see
+// featuregates.Index.WithoutDisabledDefaults), so none is published there either. It is
+// the schema itself when no default is affected or the CRDFieldLevelVersioning feature is
+// off.
+func withoutDisabledDefaults(crd *apiextensionsv1.CustomResourceDefinition, version string, s *structuralschema.Structural) *structuralschema.Structural {
+	if s == nil || crd.Spec.CustomFeatureGates == nil || !utilfeature.DefaultFeatureGate.Enabled(apiextensionsfeatures.CRDFieldLevelVersioning) ||
+		!featuregates.AppliesToVersion(crd, version) {
+		return s
+	}
+	return featuregates.Compile(featuregates.SpecsFromV1(crd.Spec.CustomFeatureGates), s).WithoutDisabledDefaults(s)
 }

@@ -1,0 +1,149 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package featuregates
+
+import (
+	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+)
+
+// WithoutDisabledDefaults returns a schema with which defaulting never puts a value at an
+// effectively disabled path: no default is left at such a path or below it, and the default
+// of an ancestor loses its value at the path. s itself is never modified. When no default
+// of s is affected (or no path is disabled), the result is s, so defaulting is exactly
+// upstream's; otherwise it is a copy. Built once per CRD revision, never per request.
+//
+// A field step into a map's additionalProperties names one key, and the map's value schema
+// is shared by every key, so defaults below such a step are left alone; a default can still
+// only fill in a value below a key that the object already has.
+func (ix *Index) WithoutDisabledDefaults(s *structuralschema.Structural) *structuralschema.Structural {
+	if !ix.HasDisabled() || s == nil {
+		return s
+	}
+	out := s.DeepCopy()
+	if !ix.disabled.stripDefaults(out) {
+		return s
+	}
+	return out
+}
+
+// stripDefaults applies the disabled trie below n to the schema s, which the caller owns.
+// It reports whether any default changed.
+func (n *node) stripDefaults(s *structuralschema.Structural) bool {
+	if n.target != nil {
+		return clearDefaults(s)
+	}
+	changed := false
+	if s.Default.Object != nil {
+		if v, ok := n.pruneValue(s.Default.Object); ok {
+			s.Default.Object = v
+			changed = true
+		}
+	}
+	for _, c := range n.children {
+		prop, ok := s.Properties[c.name]
+		if !ok {
+			continue // a key of a map, or not in this schema: see WithoutDisabledDefaults
+		}
+		if c.node.stripDefaults(&prop) {
+			s.Properties[c.name] = prop
+			changed = true
+		}
+	}
+	if n.wildcard != nil {
+		switch {
+		case s.Items != nil:
+			changed = n.wildcard.stripDefaults(s.Items) || changed
+		case s.AdditionalProperties != nil && s.AdditionalProperties.Structural != nil:
+			changed = n.wildcard.stripDefaults(s.AdditionalProperties.Structural) || changed
+		}
+	}
+	return changed
+}
+
+// clearDefaults removes every default of s and below it. It reports whether there was one.
+func clearDefaults(s *structuralschema.Structural) bool {
+	if s == nil {
+		return false
+	}
+	changed := s.Default.Object != nil
+	s.Default.Object = nil
+	for name, prop := range s.Properties {
+		if clearDefaults(&prop) {
+			s.Properties[name] = prop
+			changed = true
+		}
+	}
+	changed = clearDefaults(s.Items) || changed
+	if s.AdditionalProperties != nil {
+		changed = clearDefaults(s.AdditionalProperties.Structural) || changed
+	}
+	return changed
+}
+
+// pruneValue removes from v, a value at n (which is not itself a disabled path), every
+// value at a disabled path below n. v is modified in place. It returns the value to keep
+// and whether anything was removed.
+func (n *node) pruneValue(v interface{}) (interface{}, bool) {
+	changed := false
+	if m, ok := v.(map[string]interface{}); ok {
+		for _, c := range n.children {
+			cv, has := m[c.name]
+			if !has {
+				continue
+			}
+			if c.node.target != nil {
+				delete(m, c.name)
+				changed = true
+				continue
+			}
+			if nv, ok := c.node.pruneValue(cv); ok {
+				m[c.name] = nv
+				changed = true
+			}
+		}
+	}
+	if w := n.wildcard; w != nil {
+		switch items := v.(type) {
+		case []interface{}:
+			if w.target != nil {
+				if len(items) > 0 {
+					return []interface{}{}, true
+				}
+				break
+			}
+			for i := range items {
+				if nv, ok := w.pruneValue(items[i]); ok {
+					items[i] = nv
+					changed = true
+				}
+			}
+		case map[string]interface{}:
+			for k, x := range items {
+				if w.target != nil {
+					delete(items, k)
+					changed = true
+					continue
+				}
+				if nv, ok := w.pruneValue(x); ok {
+					items[k] = nv
+					changed = true
+				}
+			}
+		}
+	}
+	return v, changed
+}

@@ -1,0 +1,170 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package customresource
+
+import (
+	"context"
+
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/featuregates"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	genericregistry "k8s.io/apiserver/pkg/registry/generic/registry"
+	"k8s.io/apiserver/pkg/registry/rest"
+	"k8s.io/apiserver/pkg/warning"
+)
+
+// gatedWrite is the field gating bookkeeping of one write to a custom resource whose CRD has
+// field gates. The store may run the strategy more than once for one write: GuaranteedUpdate
+// retries an update after a conflict with a fresh stored object. Each run of the strategy is
+// an attempt; gating records its warnings, metrics and audit annotation with the attempt, and
+// only the last attempt, the one whose result the response reports, reaches the response.
+// An attempt that could not be gated fails the write before anything is persisted.
+type gatedWrite struct {
+	// warnings of the current attempt: values dropped or not applied, deprecated fields.
+	warnings []string
+	// changes of the current attempt, observed (metrics, audit) when the write is done.
+	changes []featuregates.Change
+	create  bool
+	gates   *FieldGates
+	// err is why the current attempt could not be gated; it fails the write.
+	err error
+}
+
+type gatedWriteKey struct{}
+
+// gatedWriteFrom returns the gated write of ctx, or nil outside one (a strategy called
+// directly): nil records nothing and sends warnings and observations at once.
+func gatedWriteFrom(ctx context.Context) *gatedWrite {
+	w, _ := ctx.Value(gatedWriteKey{}).(*gatedWrite)
+	return w
+}
+
+// startAttempt forgets what an earlier attempt recorded.
+func (w *gatedWrite) startAttempt() {
+	if w == nil {
+		return
+	}
+	w.warnings, w.changes, w.gates, w.err = w.warnings[:0], nil, nil, nil
+}
+
+// fail records why this attempt could not be gated. Outside a gated write there is no way
+// to fail the write from the strategy; that does not happen in the server, where every write
+// of a gated CRD is a gated write.
+func (w *gatedWrite) fail(err error) {
+	if w != nil {
+		w.err = err
+	}
+}
+
+// record keeps what gating changed in this attempt.
+func (w *gatedWrite) record(ctx context.Context, g *FieldGates, changes []featuregates.Change, create bool) {
+	if w == nil {
+		for _, c := range changes {
+			warning.AddWarning(ctx, "", c.Warning())
+		}
+		g.observe(ctx, changes, create)
+		return
+	}
+	for _, c := range changes {
+		w.warnings = append(w.warnings, c.Warning())
+	}
+	w.changes, w.create, w.gates = changes, create, g
+}
+
+// warn records warnings with this attempt and returns nil; outside a gated write it returns
+// them, for the strategy's Warnings* to hand to the store.
+func (w *gatedWrite) warn(texts []string) []string {
+	if w == nil {
+		return texts
+	}
+	w.warnings = append(w.warnings, texts...)
+	return nil
+}
+
+// finish sends the last attempt's warnings and observations.
+func (w *gatedWrite) finish(ctx context.Context) {
+	for _, text := range w.warnings {
+		warning.AddWarning(ctx, "", text)
+	}
+	if w.gates != nil && w.err == nil {
+		w.gates.observe(ctx, w.changes, w.create)
+	}
+}
+
+func (w *gatedWrite) createValidation(next rest.ValidateObjectFunc) rest.ValidateObjectFunc {
+	return func(ctx context.Context, obj runtime.Object) error {
+		if w.err != nil {
+			return w.err
+		}
+		if next == nil {
+			return nil
+		}
+		return next(ctx, obj)
+	}
+}
+
+func (w *gatedWrite) updateValidation(next rest.ValidateObjectUpdateFunc) rest.ValidateObjectUpdateFunc {
+	return func(ctx context.Context, obj, old runtime.Object) error {
+		if w.err != nil {
+			return w.err
+		}
+		if next == nil {
+			return nil
+		}
+		return next(ctx, obj, old)
+	}
+}
+
+// fieldGatesOf returns the field gates a store's strategy applies, or nil.
+func fieldGatesOf(strategy interface{}) *FieldGates {
+	switch s := strategy.(type) {
+	case customResourceStrategy:
+		return s.fieldGates
+	case statusStrategy:
+		return s.fieldGates
+	}
+	return nil
+}
+
+// Create is the store's Create; for a CRD with field gates, it is a gated write.
+func (r *REST) Create(ctx context.Context, obj runtime.Object, createValidation rest.ValidateObjectFunc, options *metav1.CreateOptions) (runtime.Object, error) {
+	if fieldGatesOf(r.Store.CreateStrategy) == nil {
+		return r.Store.Create(ctx, obj, createValidation, options)
+	}
+	w := &gatedWrite{}
+	out, err := r.Store.Create(context.WithValue(ctx, gatedWriteKey{}, w), obj, w.createValidation(createValidation), options)
+	w.finish(ctx)
+	return out, err
+}
+
+// Update is the store's Update; for a CRD with field gates, it is a gated write.
+func (r *REST) Update(ctx context.Context, name string, objInfo rest.UpdatedObjectInfo, createValidation rest.ValidateObjectFunc, updateValidation rest.ValidateObjectUpdateFunc, forceAllowCreate bool, options *metav1.UpdateOptions) (runtime.Object, bool, error) {
+	return gatedUpdate(ctx, r.Store, name, objInfo, createValidation, updateValidation, forceAllowCreate, options)
+}
+
+// gatedUpdate is store.Update; for a CRD with field gates, it is a gated write. The main
+// resource, the status and the scale subresources update through it.
+func gatedUpdate(ctx context.Context, store *genericregistry.Store, name string, objInfo rest.UpdatedObjectInfo, createValidation rest.ValidateObjectFunc, updateValidation rest.ValidateObjectUpdateFunc, forceAllowCreate bool, options *metav1.UpdateOptions) (runtime.Object, bool, error) {
+	if fieldGatesOf(store.UpdateStrategy) == nil {
+		return store.Update(ctx, name, objInfo, createValidation, updateValidation, forceAllowCreate, options)
+	}
+	w := &gatedWrite{}
+	out, created, err := store.Update(context.WithValue(ctx, gatedWriteKey{}, w), name, objInfo,
+		w.createValidation(createValidation), w.updateValidation(updateValidation), forceAllowCreate, options)
+	w.finish(ctx)
+	return out, created, err
+}
