@@ -125,4 +125,3 @@ func TestFieldGatesConversionWebhookFailsClosed(t *testing.T) {
 		t.Errorf("the failed update changed the stored annotations: %v", got["metadata"])
 	}
 }
-
