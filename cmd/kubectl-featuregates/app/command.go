@@ -1,0 +1,117 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package app implements the kubectl-featuregates plugin: list, enable, disable and explain
+// the field feature gates of CRDs (KEP-2608, spec.customFeatureGates).
+//
+// Every answer about whether a gate is enabled or a field is live comes from the API
+// server's own evaluation code (pkg/apihelpers and pkg/apiserver/schema/featuregates), so
+// the plugin and the server cannot disagree.
+package app
+
+import (
+	"context"
+
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
+	apiextensionsv1client "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset/typed/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+)
+
+// DefaultFieldManager is the field manager the plugin writes a gate's enabled with.
+const DefaultFieldManager = "cluster-admin"
+
+// Options are the flags every subcommand shares.
+type Options struct {
+	ConfigFlags *genericclioptions.ConfigFlags
+	PrintFlags  *genericclioptions.PrintFlags
+	Streams     genericiooptions.IOStreams
+
+	// newClient builds the CRD client; tests replace it.
+	newClient func() (apiextensionsv1client.CustomResourceDefinitionInterface, error)
+}
+
+// NewCommand returns the root command of the plugin.
+func NewCommand(streams genericiooptions.IOStreams) *cobra.Command {
+	o := &Options{
+		ConfigFlags: genericclioptions.NewConfigFlags(true),
+		PrintFlags:  genericclioptions.NewPrintFlags(""),
+		Streams:     streams,
+	}
+	o.newClient = o.client
+	return newCommand(o)
+}
+
+func newCommand(o *Options) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "kubectl-featuregates",
+		Short: "List, enable and disable the field feature gates of CRDs (KEP-2608)",
+		Long: `List, enable and disable the field feature gates that CRDs declare in
+spec.customFeatureGates (KEP-2608), and see which fields of a CRD are live.
+
+Whether a gate is enabled and whether a field is live are computed with the API server's
+own rules. Gates are addressed by name: enable and disable never depend on a gate's
+position in the list.`,
+		Example: `  kubectl featuregates list
+  kubectl featuregates enable databases.gates.example.com BackupGate
+  kubectl featuregates status databases.gates.example.com
+  kubectl featuregates disable databases.gates.example.com BackupGate`,
+		SilenceUsage:  true,
+		SilenceErrors: false,
+	}
+	root.SetOut(o.Streams.Out)
+	root.SetErr(o.Streams.ErrOut)
+	root.SetIn(o.Streams.In)
+	o.ConfigFlags.AddFlags(root.PersistentFlags())
+	root.AddCommand(newListCommand(o), newToggleCommand(o, true), newToggleCommand(o, false), newStatusCommand(o))
+	return root
+}
+
+func (o *Options) client() (apiextensionsv1client.CustomResourceDefinitionInterface, error) {
+	cfg, err := o.ConfigFlags.ToRESTConfig()
+	if err != nil {
+		return nil, err
+	}
+	cs, err := clientset.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return cs.ApiextensionsV1().CustomResourceDefinitions(), nil
+}
+
+// getCRD reads one CRD and turns a missing one into a clear error.
+func getCRD(ctx context.Context, c apiextensionsv1client.CustomResourceDefinitionInterface, name string) (*apiextensionsv1.CustomResourceDefinition, error) {
+	crd, err := c.Get(ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		hint := ""
+		if !strings.Contains(name, ".") {
+			hint = " (give the CRD's full name, <plural>.<group>, as in crontabs.stable.example.com)"
+		}
+		return nil, fmt.Errorf("customresourcedefinition %q not found%s", name, hint)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cannot read customresourcedefinition %q: %w", name, err)
+	}
+	return crd, nil
+}

@@ -1,0 +1,257 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"k8s.io/apiextensions-apiserver/pkg/apihelpers"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apiextensionsv1client "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset/typed/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/csaupgrade"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+)
+
+// Method is how a gate's enabled is written.
+type Method string
+
+const (
+	// MethodAuto picks MethodApply, or MethodPatch on a CRD that client-side apply manages.
+	MethodAuto Method = "auto"
+	// MethodApply is a server-side apply of the gate's name and enabled only, so the field
+	// manager owns featureGates[name=GATE].enabled and nothing else.
+	MethodApply Method = "apply"
+	// MethodPatch is a JSON patch that tests the gate's name at its index before it sets
+	// enabled there.
+	MethodPatch Method = "patch"
+)
+
+// lastAppliedAnnotation is the annotation client-side kubectl apply keeps.
+const lastAppliedAnnotation = "kubectl.kubernetes.io/last-applied-configuration"
+
+// maxPatchAttempts bounds the re-reads when a guarded JSON patch finds another gate at the
+// index it read (the gates were reordered in between).
+const maxPatchAttempts = 5
+
+// ManagedByClientSideApply reports whether client-side `kubectl apply` manages the CRD: some
+// Update field manager owns kubectl's last-applied-configuration annotation. It is the test
+// kubectl itself uses (csaupgrade.FindFieldsOwners on that annotation) when it decides to
+// migrate an object from client-side to server-side apply.
+func ManagedByClientSideApply(crd *apiextensionsv1.CustomResourceDefinition) bool {
+	if _, ok := crd.Annotations[lastAppliedAnnotation]; !ok {
+		return false
+	}
+	set := fieldpath.NewSet(fieldpath.MakePathOrDie("metadata", "annotations", lastAppliedAnnotation))
+	return len(csaupgrade.FindFieldsOwners(crd.ManagedFields, metav1.ManagedFieldsOperationUpdate, set)) > 0
+}
+
+// findGate returns the index of the gate named name, or an error that lists the declared
+// gates.
+func findGate(crd *apiextensionsv1.CustomResourceDefinition, name string) (int, error) {
+	var names []string
+	if crd.Spec.CustomFeatureGates != nil {
+		for i, g := range crd.Spec.CustomFeatureGates.FeatureGates {
+			if g.Name == name {
+				return i, nil
+			}
+			names = append(names, g.Name)
+		}
+	}
+	if len(names) == 0 {
+		return -1, fmt.Errorf("customresourcedefinition %q declares no feature gates (spec.customFeatureGates is empty)", crd.Name)
+	}
+	sort.Strings(names)
+	return -1, fmt.Errorf("customresourcedefinition %q declares no feature gate named %q; its gates are: %s", crd.Name, name, strings.Join(names, ", "))
+}
+
+// checkToggle says whether enabled=value may be written to the gate: it fails for an
+// unknown gate and for disabling a stable gate. noop is true when nothing needs writing
+// (enabling a stable gate, which is always enabled).
+func checkToggle(crd *apiextensionsv1.CustomResourceDefinition, gate string, value bool) (noop bool, err error) {
+	i, err := findGate(crd, gate)
+	if err != nil {
+		return false, err
+	}
+	g := crd.Spec.CustomFeatureGates.FeatureGates[i]
+	if g.PreRelease == apiextensionsv1.CustomFeatureGateStable {
+		if !value {
+			return false, fmt.Errorf("feature gate %s of %s is stable: a stable gate is always enabled and cannot be disabled", gate, crd.Name)
+		}
+		return g.Enabled == nil || *g.Enabled, nil
+	}
+	return false, nil
+}
+
+// ApplyBody is the server-side apply configuration that sets only enabled of one gate.
+func ApplyBody(crdName, gate string, value bool) []byte {
+	body := map[string]interface{}{
+		"apiVersion": "apiextensions.k8s.io/v1",
+		"kind":       "CustomResourceDefinition",
+		"metadata":   map[string]interface{}{"name": crdName},
+		"spec": map[string]interface{}{
+			"customFeatureGates": map[string]interface{}{
+				"featureGates": []interface{}{
+					map[string]interface{}{"name": gate, "enabled": value},
+				},
+			},
+		},
+	}
+	b, _ := json.Marshal(body) // cannot fail: strings and a bool
+	return b
+}
+
+// GuardedPatch is the JSON patch that sets enabled of the gate at index i, guarded by a
+// test of the gate's name at that index: if the gates were reordered since i was read, the
+// server rejects the whole patch instead of changing another gate.
+func GuardedPatch(i int, gate string, value bool) []byte {
+	base := fmt.Sprintf("/spec/customFeatureGates/featureGates/%d", i)
+	ops := []map[string]interface{}{
+		{"op": "test", "path": base + "/name", "value": gate},
+		{"op": "add", "path": base + "/enabled", "value": value},
+	}
+	b, _ := json.Marshal(ops) // cannot fail
+	return b
+}
+
+// isPatchApplyFailure reports whether err is how kube-apiserver answers a JSON patch that
+// it could not apply to the object, such as one whose test op failed: a 422 Invalid built
+// from the patch library's error, which carries only a generic message and no details
+// (apiserver's patch handler, NewGenericServerResponse). Validation failures of the patched
+// CRD are 422 Invalid too, but name the object in their details.
+func isPatchApplyFailure(err error) bool {
+	status, ok := err.(apierrors.APIStatus)
+	if !ok || err == nil {
+		return false
+	}
+	st := status.Status()
+	if st.Code != 422 || st.Reason != metav1.StatusReasonInvalid {
+		return false
+	}
+	return st.Details == nil || (st.Details.Kind == "" && st.Details.Name == "" && len(st.Details.Causes) == 0)
+}
+
+// ToggleResult says what Toggle did.
+type ToggleResult struct {
+	Method Method
+	// Noop is true when nothing was written (enabling a stable gate).
+	Noop bool
+	// Attempts is the number of guarded JSON patches sent (MethodPatch).
+	Attempts int
+	// CRD is the CRD as the server returned it after the write (or as read, for a noop).
+	CRD *apiextensionsv1.CustomResourceDefinition
+}
+
+// Toggler writes one gate's enabled.
+type Toggler struct {
+	Client         apiextensionsv1client.CustomResourceDefinitionInterface
+	FieldManager   string
+	Method         Method
+	ForceConflicts bool
+	DryRun         bool
+}
+
+// Toggle sets enabled=value on the CRD's gate named gate.
+func (t *Toggler) Toggle(ctx context.Context, crdName, gate string, value bool) (*ToggleResult, error) {
+	crd, err := getCRD(ctx, t.Client, crdName)
+	if err != nil {
+		return nil, err
+	}
+	noop, err := checkToggle(crd, gate, value)
+	if err != nil {
+		return nil, err
+	}
+	method := t.Method
+	if method == "" || method == MethodAuto {
+		method = MethodApply
+		if ManagedByClientSideApply(crd) {
+			method = MethodPatch
+		}
+	}
+	if noop {
+		return &ToggleResult{Method: method, Noop: true, CRD: crd}, nil
+	}
+	var dryRun []string
+	if t.DryRun {
+		dryRun = []string{metav1.DryRunAll}
+	}
+	switch method {
+	case MethodApply:
+		force := t.ForceConflicts
+		out, err := t.Client.Patch(ctx, crdName, types.ApplyPatchType, ApplyBody(crdName, gate, value),
+			metav1.PatchOptions{FieldManager: t.FieldManager, Force: &force, DryRun: dryRun})
+		if err != nil {
+			if apierrors.IsConflict(err) {
+				return nil, fmt.Errorf("server-side apply of %s %s as field manager %q: %w\n(another field manager set this gate's enabled; add --force-conflicts to take it over)", crdName, gate, t.FieldManager, err)
+			}
+			return nil, fmt.Errorf("server-side apply of %s %s as field manager %q: %w", crdName, gate, t.FieldManager, err)
+		}
+		return &ToggleResult{Method: method, CRD: out}, nil
+	case MethodPatch:
+		for attempt := 1; ; attempt++ {
+			i, err := findGate(crd, gate)
+			if err != nil {
+				return nil, err
+			}
+			if _, err := checkToggle(crd, gate, value); err != nil {
+				return nil, err
+			}
+			out, err := t.Client.Patch(ctx, crdName, types.JSONPatchType, GuardedPatch(i, gate, value),
+				metav1.PatchOptions{FieldManager: t.FieldManager, DryRun: dryRun})
+			if err == nil {
+				return &ToggleResult{Method: method, Attempts: attempt, CRD: out}, nil
+			}
+			if !isPatchApplyFailure(err) {
+				return nil, fmt.Errorf("JSON patch of %s %s: %w", crdName, gate, err)
+			}
+			// The server could not apply the patch, so nothing changed. The server does not
+			// say which operation failed; read the CRD again: if the gate is no longer at
+			// index i, the gates were reordered since crd was read and the test op saved us
+			// from changing another gate, so retry at the new index.
+			if crd, err = getCRD(ctx, t.Client, crdName); err != nil {
+				return nil, err
+			}
+			j, ferr := findGate(crd, gate)
+			if ferr != nil {
+				return nil, ferr
+			}
+			if j == i {
+				return nil, fmt.Errorf("JSON patch of %s %s: the server could not apply %s: %w", crdName, gate, GuardedPatch(i, gate, value), err)
+			}
+			if attempt == maxPatchAttempts {
+				return nil, fmt.Errorf("JSON patch of %s %s: gate %s moved in the list on each of %d attempts, nothing was changed", crdName, gate, gate, attempt)
+			}
+		}
+	default:
+		return nil, fmt.Errorf("unknown --method %q: want auto, apply or patch", method)
+	}
+}
+
+// gateState is the gate's own state after a write, from the server's rules.
+func gateState(crd *apiextensionsv1.CustomResourceDefinition, gate string) string {
+	enabled, found := apihelpers.IsCustomFeatureGateEnabled(crd, gate)
+	if !found {
+		return "unknown"
+	}
+	return stateWord(enabled)
+}
