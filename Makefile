@@ -25,7 +25,7 @@ GO_SOURCES    := $(shell find . -path ./_output -prune -o -path ./.git -prune -o
 
 # Tests: everything the fork adds or patches lives under ./pkg, and upstream's unit suite
 # for ./pkg takes under two minutes, so CI runs all of it.
-UNIT_PKGS ?= ./pkg/... ./hack/benchratio/... ./test/benche2e/... ./cmd/kubectl-featuregates/...
+UNIT_PKGS ?= ./pkg/... ./hack/benchratio/... ./test/benche2e/... ./cmd/kubectl-featuregates/... ./cmd/featuregate-gen/...
 # Integration tests (upstream's suite and the fork's) run the in-process apiextensions server
 # against a real etcd, which each test binary starts itself (embedded go.etcd.io/etcd/server/v3)
 # unless KUBE_INTEGRATION_ETCD_URL names one. Upstream's suite takes about 8 minutes here,
@@ -43,11 +43,13 @@ BENCH_E2E_FLAGS ?=
 
 # Binaries: our kube-apiserver (k8s.io/kubernetes v1.37.1 compiled against the fork), etcd
 # (go.etcd.io/etcd/server/v3), kubectl (k8s.io/kubectl v0.37.1), the local-up runner and the
-# kubectl plugin kubectl-featuregates (put _output/bin on PATH: `kubectl featuregates`).
+# kubectl plugin kubectl-featuregates (put _output/bin on PATH: `kubectl featuregates`) and
+# featuregate-gen (markers in Go API types -> spec.customFeatureGates in CRD manifests).
 # All statically linked. `go build` is incremental; the touch keeps a warm make a no-op.
 BIN          := $(OUT)/bin
 KUBE_VERSION := v1.37.1
-BINARIES     := $(BIN)/kube-apiserver $(BIN)/etcd $(BIN)/kubectl $(BIN)/local-up $(BIN)/kubectl-featuregates
+BINARIES     := $(BIN)/kube-apiserver $(BIN)/etcd $(BIN)/kubectl $(BIN)/local-up $(BIN)/kubectl-featuregates \
+                $(BIN)/featuregate-gen
 GO_STATIC    := CGO_ENABLED=0 go build -trimpath
 VERSION_LDFLAGS = -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=37 \
                   -X k8s.io/component-base/version.gitTreeState=clean -X k8s.io/component-base/version.gitVersion=$(1)
@@ -88,18 +90,24 @@ $(BIN)/local-up: $(STAMPS)/codegen go.mod go.sum $(wildcard cmd/local-up/*.go te
 	$(GO_STATIC) -o $@ ./cmd/local-up
 	@touch $@
 
+# featuregate-gen reads API types with sigs.k8s.io/controller-tools (markers, loader).
+$(BIN)/featuregate-gen: go.mod go.sum $(wildcard cmd/featuregate-gen/*.go cmd/featuregate-gen/featuregategen/*.go)
+	$(GO_STATIC) -ldflags '-s -w' -o $@ ./cmd/featuregate-gen
+	@touch $@
+
 # The plugin also compiles the server's gate rules and the generated clientset; GO_SOURCES
 # covers them (and every other non-test Go file, as for kube-apiserver).
 $(BIN)/kubectl-featuregates: $(STAMPS)/codegen $(GO_SOURCES) go.mod go.sum
 	$(GO_STATIC) -ldflags '-s -w' -o $@ ./cmd/kubectl-featuregates
 	@touch $@
 
-.PHONY: binaries kube-apiserver kubectl etcd kubectl-featuregates
-binaries: $(BINARIES) ## Build kube-apiserver, etcd, kubectl, local-up and kubectl-featuregates into _output/bin.
+.PHONY: binaries kube-apiserver kubectl etcd kubectl-featuregates featuregate-gen
+binaries: $(BINARIES) ## Build kube-apiserver, etcd, kubectl, local-up, kubectl-featuregates and featuregate-gen into _output/bin.
 kube-apiserver: $(BIN)/kube-apiserver ## Build our kube-apiserver (static) into _output/bin.
 kubectl: $(BIN)/kubectl ## Build kubectl from k8s.io/kubectl v0.37.1 into _output/bin.
 etcd: $(BIN)/etcd ## Build etcd from go.etcd.io/etcd/server/v3 into _output/bin.
 kubectl-featuregates: $(BIN)/kubectl-featuregates ## Build the kubectl plugin (kubectl featuregates) into _output/bin.
+featuregate-gen: $(BIN)/featuregate-gen ## Build featuregate-gen (markers in Go types -> spec.customFeatureGates) into _output/bin.
 
 .PHONY: run
 run: $(BINARIES) ## Run a local control plane (etcd + our kube-apiserver, feature on) until Ctrl-C.

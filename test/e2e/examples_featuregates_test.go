@@ -87,6 +87,22 @@ var exampleChecks = map[string]func(t *testing.T, r result){
 			}
 		}
 	},
+	// The CRD of this example is featuregate-gen's output (cmd/featuregate-gen) for the Go
+	// types in examples/feature-gates/markers/api/v1: the gates are as the markers declare them.
+	"examples/feature-gates/markers/widget.yaml": func(t *testing.T, r result) {
+		assertExampleWarnings(t, r,
+			".spec.autoscaling was dropped: feature gate AutoscalingGate (alpha) is disabled",
+			".spec.ports[*].protocol was dropped: feature gate PortProtocolGate (beta) is disabled",
+			".spec.limits[*].burst was dropped: feature gate BurstGate (alpha) is disabled",
+			"spec.legacyMode is deprecated; set spec.mode instead")
+		obj := getJSON(t, "-n", examplesNamespace, "widgets.markers.example.com", "gadget")
+		assertField(t, obj, nil, false, "spec", "autoscaling")
+		assertField(t, obj, float64(10), true, "spec", "priority")
+		assertField(t, obj, true, true, "spec", "legacyMode")
+		assertField(t, obj, float64(3), true, "spec", "size")
+		assertField(t, obj, float64(100), true, "spec", "limits", "requests", "max")
+		assertField(t, obj, nil, false, "spec", "limits", "requests", "burst")
+	},
 	"examples/feature-gates/deprecated/report.yaml": func(t *testing.T, r result) {
 		assertExampleWarnings(t, r,
 			".spec.legacyFormat was dropped: feature gate LegacyFormatGate (deprecated) is disabled",

@@ -1,0 +1,106 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Command featuregate-gen writes spec.customFeatureGates (KEP-2608) into the CRD manifests
+// that controller-gen produced, from markers in the Go API types. Run it after
+// controller-gen:
+//
+//	controller-gen crd paths=./api/... output:crd:dir=config/crd/bases
+//	featuregate-gen -paths ./api/... -crd-dir config/crd/bases
+//
+// Markers (see package featuregategen):
+//
+//	+customfeaturegates:gate:name=BackupGate,preRelease=alpha[,default=false][,deprecationWarning="..."]
+//	+customfeaturegates:component=databases.example.com
+//	+customfeaturegates:gatedBy=BackupGate
+//
+// Running it again changes nothing. It never writes a gate's enabled, which is the cluster
+// admin's: an enabled already in a manifest is kept. With -check it writes nothing and
+// fails if a manifest is not up to date.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"k8s.io/apiextensions-apiserver/cmd/featuregate-gen/featuregategen"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("featuregate-gen", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	paths := fs.String("paths", "", "Go package patterns of the API types, comma-separated (as controller-gen's paths=), e.g. ./api/...")
+	crdDir := fs.String("crd-dir", "", "directory of the CRD manifests controller-gen wrote")
+	check := fs.Bool("check", false, "write nothing; fail if a manifest is not up to date")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "Usage: featuregate-gen -paths ./api/... -crd-dir config/crd/bases [-check]")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if *paths == "" || *crdDir == "" || fs.NArg() > 0 {
+		fs.Usage()
+		return 2
+	}
+	var pkgs []string
+	for _, p := range strings.Split(*paths, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			pkgs = append(pkgs, p)
+		}
+	}
+	g, err := featuregategen.Load(pkgs...)
+	if err != nil {
+		fmt.Fprintln(stderr, "featuregate-gen:", err)
+		return 1
+	}
+	results, err := g.Process(*crdDir)
+	if err != nil {
+		fmt.Fprintln(stderr, "featuregate-gen:", err)
+		return 1
+	}
+	stale := false
+	for _, r := range results {
+		for _, n := range r.Notes {
+			fmt.Fprintf(stderr, "featuregate-gen: %s: %s\n", r.Path, n)
+		}
+		switch {
+		case !r.Changed:
+			fmt.Fprintf(stdout, "%s: unchanged\n", r.Path)
+		case *check:
+			fmt.Fprintf(stdout, "%s: not up to date\n", r.Path)
+			stale = true
+		default:
+			if err := os.WriteFile(r.Path, r.Content, 0o644); err != nil {
+				fmt.Fprintln(stderr, "featuregate-gen:", err)
+				return 1
+			}
+			fmt.Fprintf(stdout, "%s: written\n", r.Path)
+		}
+	}
+	if stale {
+		fmt.Fprintln(stderr, "featuregate-gen: run featuregate-gen without -check to update the manifests")
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,68 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+    http://www.apache.org/licenses/LICENSE-2.0
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The command on the worked example: controller-gen's output (testdata) is not up to date;
+// a run writes exactly the committed example; a second run and -check change nothing.
+func TestRun(t *testing.T) {
+	dir := t.TempDir()
+	manifest := filepath.Join(dir, "markers.example.com_widgets.yaml")
+	orig, err := os.ReadFile(filepath.Join("testdata", "widgets-controller-gen.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(manifest, orig, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile(filepath.Join("..", "..", "examples", "feature-gates", "markers", "crds", "markers.example.com_widgets.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths := "-paths=k8s.io/apiextensions-apiserver/examples/feature-gates/markers/api/..."
+	steps := []struct {
+		name       string
+		args       []string
+		wantCode   int
+		wantOut    string
+		wantFile   []byte
+		wantStderr string
+	}{
+		{name: "usage", args: nil, wantCode: 2, wantFile: orig, wantStderr: "Usage: featuregate-gen"},
+		{name: "stray argument", args: []string{paths, "-crd-dir", dir, "extra"}, wantCode: 2, wantFile: orig, wantStderr: "Usage"},
+		{name: "bad package", args: []string{"-paths=./nope/...", "-crd-dir", dir}, wantCode: 1, wantFile: orig, wantStderr: "featuregate-gen:"},
+		{name: "check before", args: []string{paths, "-crd-dir", dir, "-check"}, wantCode: 1, wantOut: "not up to date", wantFile: orig},
+		{name: "generate", args: []string{paths, "-crd-dir", dir}, wantCode: 0, wantOut: "written", wantFile: want},
+		{name: "second run", args: []string{paths, "-crd-dir", dir}, wantCode: 0, wantOut: "unchanged", wantFile: want},
+		{name: "check after", args: []string{paths, "-crd-dir", dir, "-check"}, wantCode: 0, wantOut: "unchanged", wantFile: want},
+	}
+	for _, s := range steps {
+		var out, errOut bytes.Buffer
+		code := run(s.args, &out, &errOut)
+		if code != s.wantCode || !strings.Contains(out.String(), s.wantOut) || !strings.Contains(errOut.String(), s.wantStderr) {
+			t.Errorf("%s: code %d, stdout %q, stderr %q; want code %d, stdout with %q, stderr with %q", s.name, code, out.String(), errOut.String(), s.wantCode, s.wantOut, s.wantStderr)
+		}
+		got, _ := os.ReadFile(manifest)
+		if !bytes.Equal(got, s.wantFile) {
+			t.Errorf("%s: the manifest is not as expected:\n%s", s.name, got)
+		}
+	}
+}
