@@ -81,26 +81,24 @@ func run(o localup.Options) int {
 }
 
 func printNextSteps(cp *localup.ControlPlane, binDir string) {
-	kubectl := filepath.Join(binDir, "kubectl")
 	fmt.Printf(`
 The control plane is ready at %s (etcd at %s).
 
 Use it from another terminal:
 
   export KUBECONFIG=%s
-  alias kubectl=%s
+  export PATH=%s:$PATH    # our kubectl and the kubectl featuregates plugin
 
 Try a field gate (the KEP-2608 crontab; run from the repository root):
 
   kubectl apply -f examples/feature-gates/crontab-crd.yaml
   kubectl apply -f examples/feature-gates/crontab.yaml
       # Warning: .spec.replicas was dropped: feature gate ReplicasFeatureGate (alpha) is disabled
-  kubectl patch crd crontabs.stable.example.com --type json \
-      -p '[{"op":"replace","path":"/spec/customFeatureGates/featureGates/0/enabled","value":true}]'
+  kubectl featuregates enable crontabs.stable.example.com ReplicasFeatureGate
   kubectl apply -f examples/feature-gates/crontab.yaml
   kubectl get crontab my-new-cron-object -o jsonpath='{.spec.replicas}{"\n"}'   # 3
 
 Logs: %s and %s
 Press Ctrl-C to stop; the data stays for the next run.
-`, cp.URL, cp.EtcdURL, cp.Kubeconfig, kubectl, cp.APIServerLog, cp.EtcdLog)
+`, cp.URL, cp.EtcdURL, cp.Kubeconfig, binDir, cp.APIServerLog, cp.EtcdLog)
 }

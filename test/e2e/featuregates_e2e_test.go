@@ -80,7 +80,9 @@ func waitForReplicasGate(t *testing.T, manifest string, enabled bool) {
 // the admin enables the gate with the KEP's JSON patch; the field is then set, and the
 // generation moves only when a live field changes.
 func TestKubectlStory1(t *testing.T) {
-	applyCRD(t, readExample(t, "crontab-crd.yaml"))
+	// The KEP's CRD sets enabled: false, so that its "replace" below finds a value; the
+	// example leaves enabled to the admin.
+	applyCRD(t, strings.Replace(readExample(t, "crontab-crd.yaml"), "      default: false\n", "      default: false\n      enabled: false\n", 1))
 	cr := readExample(t, "crontab.yaml")
 	probe := strings.Replace(cr, "name: my-new-cron-object", "name: probe", 1)
 

@@ -106,7 +106,7 @@ func TestLocalUpCommand(t *testing.T) {
 
 	first, out := start()
 	waitReady(first, out)
-	for _, want := range []string{"export KUBECONFIG=" + kubeconfig, "examples/feature-gates/crontab-crd.yaml", "/spec/customFeatureGates/featureGates/0/enabled"} {
+	for _, want := range []string{"export KUBECONFIG=" + kubeconfig, "examples/feature-gates/crontab-crd.yaml", "kubectl featuregates enable crontabs.stable.example.com ReplicasFeatureGate"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("the next steps do not mention %q:\n%s", want, out.String())
 		}

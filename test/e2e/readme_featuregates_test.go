@@ -28,93 +28,138 @@ import (
 	"time"
 
 	"sigs.k8s.io/yaml"
+
+	"k8s.io/apiextensions-apiserver/test/localup"
 )
 
-// readmeSection is the README section whose first sh block TestReadmeQuickStart runs.
+// readmeSection is the README section whose sh blocks TestReadmeQuickStart runs.
 const readmeSection = "## Toggling a gate with kubectl"
 
-// readmeCommand is one command of the README block, with the output the README shows
-// for it ("# Warning: ..." lines right below it).
+// readmeCommand is one command of a README block, with the output the README shows for it:
+// the comment lines right below it ("# Warning: ..." lines are warnings, the others lines of
+// standard output).
 type readmeCommand struct {
 	line     string
 	warnings []string
+	stdout   []string
 }
 
-// readmeCommands returns the commands of the first ```sh block of the section, with
-// continuation lines joined. Comment lines starting with "# Warning: " belong to the
-// command above them; other comments and blank lines are skipped.
-func readmeCommands(t *testing.T, readme string) []readmeCommand {
+// readmeBlocks returns the commands of each ```sh block of the section, with continued
+// lines joined (a trailing backslash, or an open single quote). A comment line right below a command (no blank line between) is that
+// command's output; other comments and blank lines are skipped.
+func readmeBlocks(t *testing.T, readme string) [][]readmeCommand {
 	t.Helper()
 	_, section, ok := strings.Cut(readme, "\n"+readmeSection+"\n")
 	if !ok {
 		t.Fatalf("README.md has no section %q", readmeSection)
 	}
-	_, block, ok := strings.Cut(section, "```sh\n")
-	if !ok {
-		t.Fatalf("the section %q has no sh block", readmeSection)
-	}
-	block, _, ok = strings.Cut(block, "```")
-	if !ok {
-		t.Fatalf("the sh block of %q does not end", readmeSection)
-	}
-	var cmds []readmeCommand
-	var pending string
-	for _, line := range strings.Split(block, "\n") {
-		trimmed := strings.TrimSpace(line)
+	section, _, _ = strings.Cut(section, "\n## ")
+	var blocks [][]readmeCommand
+	for {
+		var block string
+		if _, section, ok = strings.Cut(section, "```sh\n"); !ok {
+			break
+		}
+		if block, section, ok = strings.Cut(section, "```"); !ok {
+			t.Fatalf("an sh block of %q does not end", readmeSection)
+		}
+		var cmds []readmeCommand
+		var pending string
+		output := false // the lines right below a command are its output
+		// A command goes on after a trailing backslash, and while a single quote is open.
+		continued := func(cmd string) bool {
+			return strings.HasSuffix(cmd, "\\") || strings.Count(cmd, "'")%2 == 1
+		}
+		for _, line := range strings.Split(block, "\n") {
+			trimmed := strings.TrimSpace(line)
+			if pending != "" {
+				if strings.Count(pending, "'")%2 == 1 {
+					pending += "\n" + line
+				} else {
+					pending = strings.TrimSuffix(pending, "\\") + " " + trimmed
+				}
+				if !continued(pending) {
+					cmds, pending, output = append(cmds, readmeCommand{line: pending}), "", true
+				}
+				continue
+			}
+			switch {
+			case trimmed == "":
+				output = false
+			case strings.HasPrefix(trimmed, "#") && output:
+				c := &cmds[len(cmds)-1]
+				if w, ok := strings.CutPrefix(trimmed, "# Warning: "); ok {
+					c.warnings = append(c.warnings, w)
+				} else {
+					c.stdout = append(c.stdout, strings.TrimSpace(strings.TrimPrefix(trimmed, "#")))
+				}
+			case strings.HasPrefix(trimmed, "#"):
+			case continued(trimmed):
+				pending = trimmed
+			default:
+				cmds, output = append(cmds, readmeCommand{line: trimmed}), true
+			}
+		}
 		if pending != "" {
-			pending += " " + strings.TrimSuffix(trimmed, "\\")
-			if !strings.HasSuffix(trimmed, "\\") {
-				cmds = append(cmds, readmeCommand{line: pending})
-				pending = ""
-			}
-			continue
+			t.Fatalf("a block ends inside a continued command: %q", pending)
 		}
-		switch {
-		case trimmed == "":
-		case strings.HasPrefix(trimmed, "# Warning: "):
-			if len(cmds) == 0 {
-				t.Fatalf("a warning before any command: %q", trimmed)
-			}
-			cmds[len(cmds)-1].warnings = append(cmds[len(cmds)-1].warnings, strings.TrimPrefix(trimmed, "# Warning: "))
-		case strings.HasPrefix(trimmed, "#"):
-		case strings.HasSuffix(trimmed, "\\"):
-			pending = strings.TrimSuffix(trimmed, "\\")
-		default:
-			cmds = append(cmds, readmeCommand{line: trimmed})
-		}
+		blocks = append(blocks, cmds)
 	}
-	if pending != "" {
-		t.Fatalf("the block ends inside a continued command: %q", pending)
-	}
-	return cmds
+	return blocks
 }
 
-// TestReadmeQuickStart runs the README's "Toggling a gate with kubectl" commands exactly as
-// written, against the control plane that `make run` starts, from a directory laid out like
-// the repository after `make run`: _output/local-up/kubeconfig, _output/bin/kubectl and
-// examples/. Each command must succeed and print the warnings the README shows; the
-// re-applied object must then have the replicas of examples/feature-gates/crontab.yaml, and
-// kubectl explain must know spec.customFeatureGates. So the front page cannot drift from what
-// works.
+// sameLines compares output lines field by field, so that column alignment does not matter.
+func sameLines(got string, want []string) bool {
+	lines := strings.Split(strings.TrimRight(got, "\n"), "\n")
+	if len(lines) != len(want) {
+		return false
+	}
+	for i := range lines {
+		if strings.Join(strings.Fields(lines[i]), " ") != strings.Join(strings.Fields(want[i]), " ") {
+			return false
+		}
+	}
+	return true
+}
+
+// TestReadmeQuickStart runs the sh blocks of the README's "Toggling a gate with kubectl"
+// section exactly as written, in order, against the control plane that `make run` starts,
+// from a directory laid out like the repository after `make run`: _output/local-up/kubeconfig,
+// _output/bin and examples/. Each command must succeed and print what the README shows below
+// it (warnings, output lines). The object must then have the replicas of
+// examples/feature-gates/crontab.yaml, and kubectl explain must know spec.customFeatureGates.
+// The second block, the KEP's guarded JSON patch, runs after the gate was turned off again,
+// and must turn it on. So the front page cannot drift from what works.
 func TestReadmeQuickStart(t *testing.T) {
 	readme, err := os.ReadFile(filepath.Join(repoRoot, "README.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmds := readmeCommands(t, string(readme))
-	if len(cmds) < 6 {
-		t.Fatalf("the README block has %d commands; the test expects the whole flow", len(cmds))
+	blocks := readmeBlocks(t, string(readme))
+	if len(blocks) < 2 || len(blocks[0]) < 6 {
+		t.Fatalf("the README section has %d sh blocks; the test expects the whole flow and the KEP's patch", len(blocks))
 	}
 
 	const crd = "crontabs.stable.example.com"
-	// Other tests apply the same example; start from, and leave, a cluster without it.
-	mustKubectl(t, "", "delete", "crd", crd, "--ignore-not-found", "--wait", "--timeout=60s")
-	t.Cleanup(func() { mustKubectl(t, "", "delete", "crd", crd, "--ignore-not-found", "--wait", "--timeout=60s") })
+	// A control plane of its own, as a first `make run` gives: the README lists every CRD.
+	ports, err := freePorts(3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp, err := localup.Start(context.Background(), localup.Options{
+		Dir: t.TempDir(), BinDir: binDir,
+		EtcdPort: ports[0], EtcdPeerPort: ports[1], APIServerPort: ports[2],
+		FeatureGates: "CRDFieldLevelVersioning=true",
+	})
+	if err != nil {
+		t.Fatalf("cannot start the control plane: %v", err)
+	}
+	t.Cleanup(cp.Stop)
 
 	pwd := t.TempDir()
 	for link, target := range map[string]string{
-		"_output/local-up/kubeconfig": controlPlane.Kubeconfig,
-		"_output/bin/kubectl":         filepath.Join(binDir, "kubectl"),
+		"_output/local-up/kubeconfig": cp.Kubeconfig,
+		"_output/bin":                 binDir,
 		"examples":                    filepath.Join(repoRoot, "examples"),
 	} {
 		if err := os.MkdirAll(filepath.Join(pwd, filepath.Dir(link)), 0o755); err != nil {
@@ -136,39 +181,79 @@ func TestReadmeQuickStart(t *testing.T) {
 		t.Fatalf("examples/feature-gates/crontab.yaml has no spec.replicas: %v", err)
 	}
 
-	// The export and alias lines carry over to the commands after them, as in a shell.
+	// export and alias lines carry over to the commands after them, as in a shell.
 	preamble := "shopt -s expand_aliases\n"
-	var outputs []result
-	for _, c := range cmds {
-		if strings.HasPrefix(c.line, "export ") || strings.HasPrefix(c.line, "alias ") {
-			preamble += c.line + "\n"
-			continue
+	served := func(enabled bool) {
+		t.Helper()
+		waitFor(t, fmt.Sprintf("ReplicasFeatureGate enabled=%t to be served", enabled), func() bool {
+			// A create of a new object: a stored value would be kept whatever the gate says.
+			r := runShell(t, pwd, preamble+"sed 's/name: my-new-cron-object/name: probe/' examples/feature-gates/crontab.yaml | "+
+				"kubectl create --dry-run=server -f - -o jsonpath='{.spec.replicas}'")
+			return r.err == nil && (r.stdout == fmt.Sprint(cronTab.Spec.Replicas)) == enabled
+		})
+	}
+	run := func(cmds []readmeCommand) []result {
+		var outputs []result
+		for _, c := range cmds {
+			if strings.HasPrefix(c.line, "export ") || strings.HasPrefix(c.line, "alias ") {
+				preamble += c.line + "\n"
+				continue
+			}
+			r := runShell(t, pwd, preamble+c.line)
+			if r.err != nil {
+				t.Fatalf("README command failed: %s\n%v\nstdout: %s\nstderr: %s", c.line, r.err, r.stdout, r.stderr)
+			}
+			if got := warnings(r.stderr); strings.Join(got, "\n") != strings.Join(c.warnings, "\n") {
+				t.Errorf("README command %s\nprinted the warnings %q, the README shows %q", c.line, got, c.warnings)
+			}
+			if len(c.stdout) > 0 && !sameLines(r.stdout, c.stdout) {
+				t.Errorf("README command %s\nprinted:\n%s\nthe README shows:\n%s", c.line, r.stdout, strings.Join(c.stdout, "\n"))
+			}
+			outputs = append(outputs, r)
+			if strings.Contains(c.line, "featuregates enable") || strings.Contains(c.line, "patch customresourcedefinitions") {
+				served(true) // the server serves a CRD change a moment after storing it
+			}
 		}
-		r := runShell(t, pwd, preamble+c.line)
-		if r.err != nil {
-			t.Fatalf("README command failed: %s\n%v\nstdout: %s\nstderr: %s", c.line, r.err, r.stdout, r.stderr)
-		}
-		if got := warnings(r.stderr); strings.Join(got, "\n") != strings.Join(c.warnings, "\n") {
-			t.Errorf("README command %s\nprinted the warnings %q, the README shows %q", c.line, got, c.warnings)
-		}
-		outputs = append(outputs, r)
-		if strings.HasPrefix(c.line, "kubectl patch customresourcedefinitions") {
-			// The server serves a CRD change a moment after storing it.
-			waitFor(t, "the enabled gate to be served", func() bool {
-				r := runShell(t, pwd, preamble+"kubectl apply --dry-run=server -f examples/feature-gates/crontab.yaml -o jsonpath='{.spec.replicas}'")
-				return r.err == nil && r.stdout == fmt.Sprint(cronTab.Spec.Replicas)
-			})
-		}
+		return outputs
 	}
 
-	// The last two commands read the result.
-	get, explain := outputs[len(outputs)-2], outputs[len(outputs)-1]
+	outputs := run(blocks[0])
+	var get, explain *result
+	for i, c := range blocks[0] {
+		switch {
+		case strings.Contains(c.line, "{.spec.replicas}"):
+			get = &outputs[i-countSetup(blocks[0][:i])]
+		case strings.HasPrefix(c.line, "kubectl explain"):
+			explain = &outputs[i-countSetup(blocks[0][:i])]
+		}
+	}
+	if get == nil || explain == nil {
+		t.Fatalf("the first block no longer reads .spec.replicas and runs kubectl explain")
+	}
 	if got := strings.TrimSpace(get.stdout); got != fmt.Sprint(cronTab.Spec.Replicas) {
 		t.Errorf("kubectl get ... {.spec.replicas} printed %q after the gate was enabled, want %d", got, cronTab.Spec.Replicas)
 	}
 	if !strings.Contains(explain.stdout, "customFeatureGates") || !strings.Contains(explain.stdout, "featureGates") {
 		t.Errorf("kubectl explain did not describe spec.customFeatureGates:\n%s", explain.stdout)
 	}
+
+	// The low-level way: with the gate off again, the KEP's guarded patch turns it on.
+	if r := runShell(t, pwd, preamble+"kubectl featuregates disable "+crd+" ReplicasFeatureGate"); r.err != nil {
+		t.Fatalf("kubectl featuregates disable: %v\n%s", r.err, r.stderr)
+	}
+	served(false)
+	run(blocks[1])
+}
+
+// countSetup counts the export and alias lines, which produce no output of their own.
+func countSetup(cmds []readmeCommand) int {
+	n := 0
+	for _, c := range cmds {
+		if strings.HasPrefix(c.line, "export ") || strings.HasPrefix(c.line, "alias ") {
+			n++
+		}
+	}
+	return n
 }
 
 // runShell runs a script with bash in dir, as a user at a terminal would.
