@@ -17,6 +17,7 @@ limitations under the License.
 package featuregates
 
 import (
+	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 )
 
@@ -56,4 +57,24 @@ func AppliesToVersion(crd *apiextensionsv1.CustomResourceDefinition, version str
 		}
 	}
 	return false
+}
+
+// SpecsFromInternal is SpecsFromV1 for the internal API types, which CRD validation and the
+// CRD strategy see.
+func SpecsFromInternal(gates *apiextensions.CustomResourceDefinitionFeatureGates) []GateSpec {
+	if gates == nil || len(gates.FeatureGates) == 0 {
+		return nil
+	}
+	specs := make([]GateSpec, len(gates.FeatureGates))
+	for i, g := range gates.FeatureGates {
+		specs[i] = GateSpec{
+			Name:               g.Name,
+			PreRelease:         string(g.PreRelease),
+			Enabled:            g.Enabled,
+			Default:            g.Default,
+			DeprecationWarning: g.FieldDeprecationWarning,
+			FieldPaths:         g.FieldPaths,
+		}
+	}
+	return specs
 }

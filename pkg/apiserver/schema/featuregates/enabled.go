@@ -43,3 +43,23 @@ func Enabled(preRelease string, enabled, def *bool) bool {
 	}
 	return false
 }
+
+// States returns the enabled state of each declared gate, by Enabled, keyed by the gate's
+// name: what x-kubernetes-validations rules read as featureGates.<Name>. Gates without a
+// name are left out; for a repeated name (which CRD validation rejects) the first wins. It
+// returns nil when specs declare no named gate.
+func States(specs []GateSpec) map[string]bool {
+	var states map[string]bool
+	for _, s := range specs {
+		if s.Name == "" {
+			continue
+		}
+		if states == nil {
+			states = make(map[string]bool, len(specs))
+		}
+		if _, seen := states[s.Name]; !seen {
+			states[s.Name] = Enabled(s.PreRelease, s.Enabled, s.Default)
+		}
+	}
+	return states
+}
