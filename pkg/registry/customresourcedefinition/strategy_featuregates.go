@@ -18,6 +18,7 @@ package customresourcedefinition
 
 import (
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
+	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation"
 	apiextensionsfeatures "k8s.io/apiextensions-apiserver/pkg/features"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 )
@@ -35,10 +36,14 @@ func dropDisabledCustomFeatureGates(newCRD, oldCRD *apiextensions.CustomResource
 	newCRD.Spec.CustomFeatureGates = nil
 }
 
+<<<<<<< HEAD
 // customFeatureGateWarnings are the fork's warnings for a CRD create or update, while the
-// CRDFieldLevelVersioning feature gate is enabled. There are none yet: a schema default on a
-// gated field path needs no warning, because the server applies no default at an
-// effectively disabled path (see featuregates.Index.WithoutDisabledDefaults).
-func customFeatureGateWarnings(_ *apiextensions.CustomResourceDefinition) []string {
-	return nil
+// CRDFieldLevelVersioning feature gate is enabled: gates that no field path and no CEL rule
+// uses. (A schema default on a gated field path needs no warning: the server applies no
+// default at an effectively disabled path, see featuregates.Index.WithoutDisabledDefaults.)
+func customFeatureGateWarnings(crd *apiextensions.CustomResourceDefinition) []string {
+	if !utilfeature.DefaultFeatureGate.Enabled(apiextensionsfeatures.CRDFieldLevelVersioning) {
+		return nil
+	}
+	return validation.CustomFeatureGatesUnusedWarnings(&crd.Spec)
 }

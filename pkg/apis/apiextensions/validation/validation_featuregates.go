@@ -92,7 +92,8 @@ func validateCustomFeatureGates(spec *apiextensions.CustomResourceDefinitionSpec
 
 		pathsPath := gatePath.Child("fieldPaths")
 		if len(gate.FieldPaths) == 0 {
-			allErrs = append(allErrs, field.Required(pathsPath, "a gate must guard at least one field path"))
+			// A gate may guard only values or rules (featureGates.<Name> in CEL rules); one
+			// that guards nothing draws a warning (CustomFeatureGatesUnusedWarnings).
 			continue
 		}
 		if len(gate.FieldPaths) > MaxCustomFeatureGateFieldPaths {

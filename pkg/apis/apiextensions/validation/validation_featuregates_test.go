@@ -226,9 +226,10 @@ func TestValidateCustomFeatureGates(t *testing.T) {
 			want: field.ErrorList{field.Invalid(gatePath(0).Child("fieldDeprecationWarning"), "", "must not be empty")},
 		},
 		{
-			name: "fieldPaths is required",
+			// A gate may guard only values or rules (featureGates in CEL); an unused one
+			// draws a warning (CustomFeatureGatesUnusedWarnings).
+			name: "fieldPaths may be empty",
 			spec: featureGateTestSpec(gate("Gate", apiextensions.CustomFeatureGateAlpha)),
-			want: field.ErrorList{field.Required(gatePath(0).Child("fieldPaths"), "")},
 		},
 		{
 			name: "at most 64 fieldPaths per gate",
