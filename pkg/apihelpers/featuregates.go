@@ -125,3 +125,13 @@ func resolveInSchema(p featuregates.Path, validation *apiextensionsv1.CustomReso
 	}
 	return featuregates.Resolve(p, s)
 }
+
+// CustomFeatureGateStates returns the enabled state of every feature gate the CRD
+// declares, keyed by gate name: exactly the values that the CRD's x-kubernetes-validations
+// rules read as featureGates.<Name>. It returns nil when the CRD declares no gates. A
+// controller can use it to apply the same value rules as the server (for example, to not
+// send evictionPolicy ARC while featureGates.ARCEviction is false), or to pass the states to
+// a CEL program of its own.
+func CustomFeatureGateStates(crd *apiextensionsv1.CustomResourceDefinition) map[string]bool {
+	return featuregates.States(featuregates.SpecsFromV1(crd.Spec.CustomFeatureGates))
+}

@@ -17,6 +17,7 @@ limitations under the License.
 package apihelpers
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
@@ -137,7 +138,22 @@ func TestIsCustomFeatureGateEnabled(t *testing.T) {
 			if g := FindCustomFeatureGate(crd, tc.lookup); (g != nil) != tc.wantFound {
 				t.Errorf("FindCustomFeatureGate(%q) = %v, want found=%t", tc.lookup, g, tc.wantFound)
 			}
+			// The states CEL rules read agree with IsCustomFeatureGateEnabled.
+			enabled, found = CustomFeatureGateStates(crd)[tc.lookup]
+			if enabled != tc.wantEnabled || found != tc.wantFound {
+				t.Errorf("CustomFeatureGateStates()[%q] = (%t, %t), want (%t, %t)", tc.lookup, enabled, found, tc.wantEnabled, tc.wantFound)
+			}
 		})
+	}
+}
+
+func TestCustomFeatureGateStates(t *testing.T) {
+	if got := CustomFeatureGateStates(gatedCRD()); got != nil {
+		t.Errorf("no gates: CustomFeatureGateStates() = %v, want nil", got)
+	}
+	crd := gatedCRD(customGate("A", apiextensionsv1.CustomFeatureGateAlpha, nil), customGate("B", apiextensionsv1.CustomFeatureGateBeta, []string{".spec.owner"}))
+	if got, want := CustomFeatureGateStates(crd), map[string]bool{"A": false, "B": true}; !reflect.DeepEqual(got, want) {
+		t.Errorf("CustomFeatureGateStates() = %v, want %v", got, want)
 	}
 }
 
