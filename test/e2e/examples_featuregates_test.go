@@ -111,6 +111,40 @@ var exampleChecks = map[string]func(t *testing.T, r result){
 		assertField(t, obj, "+02:00", true, "spec", "utcOffset")
 		assertField(t, obj, nil, false, "spec", "legacyFormat")
 	},
+	"examples/feature-gates/rules/cache-eviction.yaml": func(t *testing.T, r result) {
+		assertExampleWarnings(t, r)
+		assertRejectedVariant(t, "examples/feature-gates/rules/cache-eviction.yaml", "evictionPolicy: LRU", "evictionPolicy: ARC",
+			"evictionPolicy ARC needs the ARCEviction feature gate")
+	},
+	"examples/feature-gates/rules/cache-zones.yaml": func(t *testing.T, r result) {
+		assertExampleWarnings(t, r)
+		assertRejectedVariant(t, "examples/feature-gates/rules/cache-zones.yaml", "eu-west-1c]", "eu-west-1c, eu-west-1d]",
+			"at most 3 zones while the ManyZones feature gate is disabled")
+	},
+	"examples/feature-gates/rules/cache-keyprefix.yaml": func(t *testing.T, r result) {
+		assertExampleWarnings(t, r)
+		obj := getJSON(t, "-n", examplesNamespace, "caches.gates.example.com", "legacy")
+		assertField(t, obj, "Legacy_Keys", true, "spec", "keyPrefix")
+	},
+}
+
+// assertRejectedVariant checks that the example at path, with old replaced by new, is
+// rejected by a server-side dry-run with an error containing want: the value that a
+// disabled gate's rule does not accept yet.
+func assertRejectedVariant(t *testing.T, path, old, new, want string) {
+	t.Helper()
+	manifest, err := os.ReadFile(filepath.Join(repoRoot, path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	variant := strings.Replace(string(manifest), old, new, 1)
+	if variant == string(manifest) {
+		t.Fatalf("%s does not contain %q", path, old)
+	}
+	r := kubectl(t, variant, "create", "-n", examplesNamespace, "--dry-run=server", "-f", "-")
+	if r.err == nil || !strings.Contains(r.stderr, want) {
+		t.Errorf("%s with %q: err=%v stderr=%q, want a rejection containing %q", path, new, r.err, r.stderr, want)
+	}
 }
 
 // TestExamples applies every YAML file under examples/ with our kubectl, as a user would:

@@ -36,7 +36,6 @@ func dropDisabledCustomFeatureGates(newCRD, oldCRD *apiextensions.CustomResource
 	newCRD.Spec.CustomFeatureGates = nil
 }
 
-<<<<<<< HEAD
 // customFeatureGateWarnings are the fork's warnings for a CRD create or update, while the
 // CRDFieldLevelVersioning feature gate is enabled: gates that no field path and no CEL rule
 // uses. (A schema default on a gated field path needs no warning: the server applies no
