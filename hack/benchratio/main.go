@@ -16,7 +16,7 @@ limitations under the License.
 
 // Command benchratio reads `go test -bench` output and prints the benchmarks of
 // docs/performance.md as ratios against the baseline measured in the same run, with the
-// goals of issue 6 checked. Several -count runs of a benchmark are reduced to their median.
+// goals of issue 6 (and issue 13's CEL rules) checked. Several -count runs of a benchmark are reduced to their median.
 //
 //	go test -run XXX -bench . -count 5 ./pkg/... | go run ./hack/benchratio
 package main
@@ -208,6 +208,25 @@ func report(w io.Writer, runs map[string]map[string][]float64, counts int) int {
 	}
 	if r, ok := res["BenchmarkFieldGatesIndexMemory"]; ok {
 		fmt.Fprintf(w, "Compiled index: %.0f bytes kept per gated path (1000 paths); compiling it allocates %.0f bytes\n\n", r["retained-bytes/path"], r["B/op"])
+	}
+
+	const celRules = "BenchmarkFieldGatesCELRules/"
+	if base, ok := res[celRules+"a-upstream-rules"]; ok {
+		fmt.Fprintf(w, "CEL rules that read gates: 50 fields, one rule each (medians of %d runs; baseline (a) = the same rules with a literal false in place of featureGates.G; (d) = without that term)\n\n", counts)
+		fmt.Fprintf(w, "| setup | ns/op | B/op | allocs/op | time vs (a) | goal |\n| --- | ---: | ---: | ---: | ---: | --- |\n")
+		for _, setup := range []string{"a-upstream-rules", "b-50-gates-disabled", "c-50-gates-enabled", "d-upstream-without-term"} {
+			r, ok := res[celRules+setup]
+			if !ok {
+				continue
+			}
+			ratio := r["ns/op"] / base["ns/op"]
+			goal := ""
+			if setup[:1] == "b" {
+				goal = "at most 1.05: " + check(ratio <= 1.05)
+			}
+			fmt.Fprintf(w, "| %s | %.0f | %.0f | %.0f | %.3f | %s |\n", setup, r["ns/op"], r["B/op"], r["allocs/op"], ratio, goal)
+		}
+		fmt.Fprintln(w)
 	}
 
 	const validation = "BenchmarkValidateCustomFeatureGates/"

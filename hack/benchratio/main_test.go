@@ -73,6 +73,21 @@ func TestReport(t *testing.T) {
 			wantLines:  []string{"0 extra allocs: MISSED", "at most +5 µs: MISSED"},
 		},
 		{
+			name: "CEL rules: (b) within 5% of (a) is met",
+			input: "BenchmarkFieldGatesCELRules/a-upstream-rules-2 \t 3000\t 70000 ns/op\t 100 B/op\t 10 allocs/op\n" +
+				"BenchmarkFieldGatesCELRules/b-50-gates-disabled-2 \t 3000\t 73000 ns/op\t 110 B/op\t 11 allocs/op\n" +
+				"BenchmarkFieldGatesCELRules/c-50-gates-enabled-2 \t 3000\t 40000 ns/op\t 90 B/op\t 9 allocs/op\n",
+			wantMissed: 0,
+			wantLines:  []string{"| b-50-gates-disabled | 73000 | 110 | 11 | 1.043 | at most 1.05: met |", "| c-50-gates-enabled | 40000 | 90 | 9 | 0.571 |  |"},
+		},
+		{
+			name: "CEL rules: (b) 10% slower than (a) is missed",
+			input: "BenchmarkFieldGatesCELRules/a-upstream-rules-2 \t 3000\t 70000 ns/op\t 100 B/op\t 10 allocs/op\n" +
+				"BenchmarkFieldGatesCELRules/b-50-gates-disabled-2 \t 3000\t 77000 ns/op\t 110 B/op\t 11 allocs/op\n",
+			wantMissed: 1,
+			wantLines:  []string{"at most 1.05: MISSED"},
+		},
+		{
 			name: "validation over 50 ms",
 			input: "BenchmarkValidateCustomFeatureGates/paths=512-2 \t 20\t 1000000 ns/op\t 1953 ns/path\n" +
 				"BenchmarkValidateCustomFeatureGates/paths=8192-2 \t 20\t 60000000 ns/op\t 7324 ns/path\n",
