@@ -202,6 +202,7 @@ func TestExamples(t *testing.T) {
 	}
 
 	t.Run("admin guide", testAdminGuideCommands)
+	t.Run("gating values and rules", testRulesRecipes)
 }
 
 // testAdminGuideCommands runs the commands of docs/feature-gates-cluster-admins.md on the
@@ -390,5 +391,54 @@ func assertField(t *testing.T, obj map[string]interface{}, want interface{}, pre
 		t.Errorf(".%s present = %t (value %v), want %t", strings.Join(path, "."), found, got, present)
 	case present && !cmp.Equal(got, want):
 		t.Errorf(".%s = %v, want %v", strings.Join(path, "."), got, want)
+	}
+}
+
+// testRulesRecipes runs the gated enum value of examples/feature-gates/rules/ against the
+// real binaries: ARC is rejected while ARCEviction is off, accepted once an admin enables it
+// with kubectl patch, and a cache that stored ARC can still be updated after the gate is
+// turned off again, as long as the update keeps the value (ratcheting).
+func testRulesRecipes(t *testing.T) {
+	const (
+		crd   = "caches.gates.example.com"
+		cache = "examples/feature-gates/rules/cache-eviction.yaml"
+		msg   = "evictionPolicy ARC needs the ARCEviction feature gate"
+	)
+	manifest, err := os.ReadFile(filepath.Join(repoRoot, cache))
+	if err != nil {
+		t.Fatal(err)
+	}
+	arc := strings.Replace(strings.Replace(string(manifest), "evictionPolicy: LRU", "evictionPolicy: ARC", 1), "name: sessions", "name: arc", 1)
+	setARC := func(enabled bool) {
+		t.Helper()
+		mustKubectl(t, "", "patch", "crd", crd, "--type", "json", "-p", fmt.Sprintf(`[
+  {"op": "test", "path": "/spec/customFeatureGates/featureGates/0/name", "value": "ARCEviction"},
+  {"op": "add",  "path": "/spec/customFeatureGates/featureGates/0/enabled", "value": %t}
+]`, enabled))
+		waitFor(t, fmt.Sprintf("ARCEviction enabled=%t to reach the server", enabled), func() bool {
+			r := kubectl(t, strings.Replace(arc, "name: arc", "name: probe", 1), "create", "-n", examplesNamespace, "--dry-run=server", "-f", "-")
+			return (r.err == nil) == enabled
+		})
+	}
+	// Leave the CRD as the examples installed it, so that a re-run starts with the gate off.
+	t.Cleanup(func() {
+		kubectl(t, "", "delete", "-n", examplesNamespace, "--ignore-not-found", "cache", "arc")
+		mustKubectl(t, "", "patch", "crd", crd, "--type", "json", "-p", `[
+  {"op": "test", "path": "/spec/customFeatureGates/featureGates/0/name", "value": "ARCEviction"},
+  {"op": "remove", "path": "/spec/customFeatureGates/featureGates/0/enabled"}
+]`)
+	})
+
+	if r := kubectl(t, arc, "create", "-n", examplesNamespace, "-f", "-"); r.err == nil || !strings.Contains(r.stderr, msg) {
+		t.Fatalf("ARC with ARCEviction off: err=%v stderr=%q, want a rejection containing %q", r.err, r.stderr, msg)
+	}
+	setARC(true)
+	mustKubectl(t, arc, "create", "-n", examplesNamespace, "-f", "-")
+	setARC(false)
+	// The stored ARC is kept by an update that changes another field.
+	mustKubectl(t, "", "patch", "-n", examplesNamespace, "cache", "arc", "--type", "merge", "-p", `{"spec":{"sizeMiB":1024}}`)
+	// Setting ARC anew is rejected again.
+	if r := kubectl(t, "", "patch", "-n", examplesNamespace, "cache", "sessions", "--type", "merge", "-p", `{"spec":{"evictionPolicy":"ARC"}}`); r.err == nil || !strings.Contains(r.stderr, msg) {
+		t.Errorf("update to ARC with ARCEviction off again: err=%v stderr=%q, want a rejection containing %q", r.err, r.stderr, msg)
 	}
 }
