@@ -23,6 +23,7 @@ import (
 
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextensionsfeatures "k8s.io/apiextensions-apiserver/pkg/features"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	featuregatetesting "k8s.io/component-base/featuregate/testing"
 )
@@ -33,7 +34,7 @@ const unusedGateWarning = "spec.customFeatureGates.featureGates[1]: feature gate
 // reads draws a warning on CRD create and update; once a rule reads it, it does not.
 func TestCustomFeatureGateUnusedWarningsInStrategy(t *testing.T) {
 	withGate := func(rule string) *apiextensions.CustomResourceDefinition {
-		crd := defaultedGatedCRD()
+		crd := gatedCRD()
 		crd.Spec.CustomFeatureGates.FeatureGates = append(crd.Spec.CustomFeatureGates.FeatureGates,
 			apiextensions.CustomResourceDefinitionFeatureGate{Name: "FastMode", PreRelease: apiextensions.CustomFeatureGateAlpha})
 		if rule != "" {
@@ -63,5 +64,47 @@ func TestCustomFeatureGateUnusedWarningsInStrategy(t *testing.T) {
 				t.Errorf("WarningsOnUpdate = %q, want the unused-gate warning: %v", got, tc.want)
 			}
 		})
+	}
+}
+
+// gatedCRD has an alpha gate on .spec.replicas, which has a schema default.
+func gatedCRD() *apiextensions.CustomResourceDefinition {
+	one := apiextensions.JSON(int64(1))
+	return &apiextensions.CustomResourceDefinition{
+		ObjectMeta: metav1.ObjectMeta{Name: "crontabs.stable.example.com", ResourceVersion: "1", Generation: 1},
+		Spec: apiextensions.CustomResourceDefinitionSpec{
+			Group: "stable.example.com",
+			Versions: []apiextensions.CustomResourceDefinitionVersion{{
+				Name: "v1", Served: true, Storage: true,
+				Schema: &apiextensions.CustomResourceValidation{OpenAPIV3Schema: &apiextensions.JSONSchemaProps{
+					Type: "object",
+					Properties: map[string]apiextensions.JSONSchemaProps{
+						"spec": {Type: "object", Properties: map[string]apiextensions.JSONSchemaProps{
+							"replicas": {Type: "integer", Default: &one},
+						}},
+					},
+				}},
+			}},
+			CustomFeatureGates: &apiextensions.CustomResourceDefinitionFeatureGates{
+				FeatureGates: []apiextensions.CustomResourceDefinitionFeatureGate{{
+					Name:       "ReplicasFeatureGate",
+					PreRelease: apiextensions.CustomFeatureGateAlpha,
+					FieldPaths: []string{".spec.replicas"},
+				}},
+			},
+		},
+	}
+}
+
+// TestNoWarningForDefaultsOnGatedPaths: a schema default on a gated field path draws no CRD
+// warning any more; the server applies no default at a disabled path.
+func TestNoWarningForDefaultsOnGatedPaths(t *testing.T) {
+	featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, apiextensionsfeatures.CRDFieldLevelVersioning, true)
+	s := NewStrategy(nil)
+	if got := s.WarningsOnCreate(context.Background(), gatedCRD()); len(got) != 0 {
+		t.Errorf("WarningsOnCreate = %q, want none", got)
+	}
+	if got := s.WarningsOnUpdate(context.Background(), gatedCRD(), gatedCRD()); len(got) != 0 {
+		t.Errorf("WarningsOnUpdate = %q, want none", got)
 	}
 }
