@@ -60,21 +60,14 @@ func AppliesToVersion(crd *apiextensionsv1.CustomResourceDefinition, version str
 }
 
 // SpecsFromInternal is SpecsFromV1 for the internal API types, which CRD validation and the
-// CRD strategy see.
+// CRD strategy see. It converts with the generated conversion, so that SpecsFromV1 stays the
+// one place that maps API fields to GateSpec.
 func SpecsFromInternal(gates *apiextensions.CustomResourceDefinitionFeatureGates) []GateSpec {
-	if gates == nil || len(gates.FeatureGates) == 0 {
+	if gates == nil {
 		return nil
 	}
-	specs := make([]GateSpec, len(gates.FeatureGates))
-	for i, g := range gates.FeatureGates {
-		specs[i] = GateSpec{
-			Name:               g.Name,
-			PreRelease:         string(g.PreRelease),
-			Enabled:            g.Enabled,
-			Default:            g.Default,
-			DeprecationWarning: g.FieldDeprecationWarning,
-			FieldPaths:         g.FieldPaths,
-		}
-	}
-	return specs
+	var v1 apiextensionsv1.CustomResourceDefinitionFeatureGates
+	// The conversion of these plain structs cannot fail.
+	_ = apiextensionsv1.Convert_apiextensions_CustomResourceDefinitionFeatureGates_To_v1_CustomResourceDefinitionFeatureGates(gates, &v1, nil)
+	return SpecsFromV1(&v1)
 }
