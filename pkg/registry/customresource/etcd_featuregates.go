@@ -129,20 +129,23 @@ func (w *gatedWrite) updateValidation(next rest.ValidateObjectUpdateFunc) rest.V
 	}
 }
 
-// fieldGatesOf returns the field gates a store's strategy applies, or nil.
-func fieldGatesOf(strategy interface{}) *FieldGates {
+// gatesWrites reports whether a store's strategy acts on writes: its CRD has an effectively
+// disabled path or a deprecated gate. Otherwise gating does nothing, and writes take
+// upstream's path with no bookkeeping (the fast path).
+func gatesWrites(strategy interface{}) bool {
+	var g *FieldGates
 	switch s := strategy.(type) {
 	case customResourceStrategy:
-		return s.fieldGates
+		g = s.fieldGates
 	case statusStrategy:
-		return s.fieldGates
+		g = s.fieldGates
 	}
-	return nil
+	return g != nil && (g.index.HasDisabled() || g.index.HasDeprecated())
 }
 
-// Create is the store's Create; for a CRD with field gates, it is a gated write.
+// Create is the store's Create; when gating acts on writes, it is a gated write.
 func (r *REST) Create(ctx context.Context, obj runtime.Object, createValidation rest.ValidateObjectFunc, options *metav1.CreateOptions) (runtime.Object, error) {
-	if fieldGatesOf(r.Store.CreateStrategy) == nil {
+	if !gatesWrites(r.Store.CreateStrategy) {
 		return r.Store.Create(ctx, obj, createValidation, options)
 	}
 	w := &gatedWrite{}
@@ -151,15 +154,15 @@ func (r *REST) Create(ctx context.Context, obj runtime.Object, createValidation 
 	return out, err
 }
 
-// Update is the store's Update; for a CRD with field gates, it is a gated write.
+// Update is the store's Update; when gating acts on writes, it is a gated write.
 func (r *REST) Update(ctx context.Context, name string, objInfo rest.UpdatedObjectInfo, createValidation rest.ValidateObjectFunc, updateValidation rest.ValidateObjectUpdateFunc, forceAllowCreate bool, options *metav1.UpdateOptions) (runtime.Object, bool, error) {
 	return gatedUpdate(ctx, r.Store, name, objInfo, createValidation, updateValidation, forceAllowCreate, options)
 }
 
-// gatedUpdate is store.Update; for a CRD with field gates, it is a gated write. The main
+// gatedUpdate is store.Update; when gating acts on writes, it is a gated write. The main
 // resource, the status and the scale subresources update through it.
 func gatedUpdate(ctx context.Context, store *genericregistry.Store, name string, objInfo rest.UpdatedObjectInfo, createValidation rest.ValidateObjectFunc, updateValidation rest.ValidateObjectUpdateFunc, forceAllowCreate bool, options *metav1.UpdateOptions) (runtime.Object, bool, error) {
-	if fieldGatesOf(store.UpdateStrategy) == nil {
+	if !gatesWrites(store.UpdateStrategy) {
 		return store.Update(ctx, name, objInfo, createValidation, updateValidation, forceAllowCreate, options)
 	}
 	w := &gatedWrite{}
