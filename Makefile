@@ -165,8 +165,26 @@ test-e2e: $(BINARIES) ## End to end: our etcd + kube-apiserver binaries driven w
 	E2E_BIN_DIR=$(CURDIR)/$(BIN) go test $(GOTESTFLAGS) ./test/e2e/... ./hack/kind/...
 
 .PHONY: kind-up
-kind-up: $(BIN)/kube-apiserver ## Create a kind cluster running our kube-apiserver (needs kind and Docker).
-	hack/kind/up.sh
+kind-up: $(BIN)/kube-apiserver ## Create a kind cluster running our kube-apiserver (needs kind and Docker; KIND_NODE_IMAGE=... for another node image).
+	hack/kind/up.sh $(if $(KIND_NODE_IMAGE),--image $(KIND_NODE_IMAGE))
+
+# kind with a node image built here (Debian's packages and the Go module proxy only; see
+# hack/kind/node/build.sh). The recipe stays hack/kind/cluster.yaml with kindest/node:v1.37.1;
+# these targets pass the image built here with --image.
+KIND_NODE_IMAGE_OFFLINE ?= kep2608.local/kind-node:v1.37.1
+
+.PHONY: kind-node-image
+kind-node-image: $(BIN)/etcd ## Build the kind node image offline (kubelet, kubeadm, containerd, all control-plane images preloaded) and kind, e2e.test.
+	KIND_NODE_IMAGE=$(KIND_NODE_IMAGE_OFFLINE) hack/kind/node/build.sh
+
+.PHONY: test-kind
+test-kind: kind-node-image $(BIN)/kube-apiserver $(BIN)/kubectl $(BIN)/kubectl-featuregates ## The kind recipe in a real cluster: README flow, a conversion webhook pod; deletes the cluster.
+	KIND_NODE_IMAGE=$(KIND_NODE_IMAGE_OFFLINE) hack/kind/test-kind.sh
+
+.PHONY: test-kind-e2e
+test-kind-e2e: $(BIN)/etcd $(BIN)/kube-apiserver ## Kubernetes' e2e specs for CRDs on kind, stock kube-apiserver vs ours: _output/kind-e2e/table.md.
+	KIND_NODE_IMAGE=$(KIND_NODE_IMAGE_OFFLINE) BUILD_E2E_TEST=1 hack/kind/node/build.sh
+	KIND_NODE_IMAGE=$(KIND_NODE_IMAGE_OFFLINE) hack/kind/e2e.sh
 
 .PHONY: test
 test: verify test-unit test-integration test-e2e ## Everything CI checks (.ci/run calls exactly this).

@@ -45,6 +45,7 @@ import (
 
 const (
 	nodeBinary   = "/kep2608/bin/kube-apiserver"
+	imageBinary  = "/usr/local/bin/kube-apiserver"
 	featureGates = "--feature-gates=CRDFieldLevelVersioning=true"
 	kubeadmPKI   = "/etc/kubernetes/pki/"
 )
@@ -203,8 +204,10 @@ func TestKindRecipeRendersOurAPIServer(t *testing.T) {
 	pod, node := renderAPIServerPod(t, root, cluster)
 
 	c := pod.Spec.Containers[0]
-	if c.Command[0] != nodeBinary {
-		t.Errorf("the static pod runs %q, want %q", c.Command[0], nodeBinary)
+	// kubeadm's control-plane check (wait-control-plane) finds the component by the first
+	// word of the command; kubeadm init fails unless it stays "kube-apiserver".
+	if c.Command[0] != "kube-apiserver" {
+		t.Errorf("the static pod runs %q; kubeadm's control-plane check needs the command to start with kube-apiserver", c.Command[0])
 	}
 	if c.Command[len(c.Command)-1] != featureGates {
 		t.Errorf("the last flag is %q, want %q", c.Command[len(c.Command)-1], featureGates)
@@ -212,23 +215,25 @@ func TestKindRecipeRendersOurAPIServer(t *testing.T) {
 	if !strings.HasPrefix(c.Image, "registry.k8s.io/kube-apiserver:v1.37.1") {
 		t.Errorf("image = %q, want kubeadm's stock kube-apiserver v1.37.1 image", c.Image)
 	}
+	// Our binary is mounted over the image's, read-only, from a hostPath that must be a file.
 	var mounted bool
 	for _, m := range c.VolumeMounts {
-		if m.Name == "kep2608-bin" && m.MountPath == filepath.Dir(nodeBinary) && m.ReadOnly {
+		if m.Name == "kep2608-bin" && m.MountPath == imageBinary && m.ReadOnly {
 			mounted = true
 		}
 	}
 	if !mounted {
-		t.Errorf("the container does not mount %s read-only: %+v", filepath.Dir(nodeBinary), c.VolumeMounts)
+		t.Errorf("the container does not mount our binary read-only at %s: %+v", imageBinary, c.VolumeMounts)
 	}
 	var volume bool
 	for _, v := range pod.Spec.Volumes {
-		if v.Name == "kep2608-bin" && v.HostPath != nil && v.HostPath.Path == filepath.Dir(nodeBinary) {
+		if v.Name == "kep2608-bin" && v.HostPath != nil && v.HostPath.Path == nodeBinary &&
+			v.HostPath.Type != nil && *v.HostPath.Type == v1.HostPathFile {
 			volume = true
 		}
 	}
 	if !volume {
-		t.Errorf("the pod has no hostPath volume for %s", filepath.Dir(nodeBinary))
+		t.Errorf("the pod has no hostPath volume of type File for %s", nodeBinary)
 	}
 	// kubeadm's own volumes (certificates) are all still there.
 	if len(pod.Spec.Volumes) < 3 {

@@ -129,7 +129,8 @@ func sameLines(got string, want []string) bool {
 // it (warnings, output lines). The object must then have the replicas of
 // examples/feature-gates/crontab.yaml, and kubectl explain must know spec.customFeatureGates.
 // The second block, the KEP's guarded JSON patch, runs after the gate was turned off again,
-// and must turn it on. So the front page cannot drift from what works.
+// and must turn it on. So the front page cannot drift from what works. make test-kind runs
+// it again against a kind cluster (E2E_README_KUBECONFIG).
 func TestReadmeQuickStart(t *testing.T) {
 	readme, err := os.ReadFile(filepath.Join(repoRoot, "README.md"))
 	if err != nil {
@@ -142,23 +143,29 @@ func TestReadmeQuickStart(t *testing.T) {
 
 	const crd = "crontabs.stable.example.com"
 	// A control plane of its own, as a first `make run` gives: the README lists every CRD.
-	ports, err := freePorts(3)
-	if err != nil {
-		t.Fatal(err)
+	// E2E_README_KUBECONFIG names another cluster instead (make test-kind: the kind cluster of
+	// hack/kind/cluster.yaml); it must not have the example CRD yet.
+	kubeconfig := os.Getenv("E2E_README_KUBECONFIG")
+	if kubeconfig == "" {
+		ports, err := freePorts(3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cp, err := localup.Start(context.Background(), localup.Options{
+			Dir: t.TempDir(), BinDir: binDir,
+			EtcdPort: ports[0], EtcdPeerPort: ports[1], APIServerPort: ports[2],
+			FeatureGates: "CRDFieldLevelVersioning=true",
+		})
+		if err != nil {
+			t.Fatalf("cannot start the control plane: %v", err)
+		}
+		t.Cleanup(cp.Stop)
+		kubeconfig = cp.Kubeconfig
 	}
-	cp, err := localup.Start(context.Background(), localup.Options{
-		Dir: t.TempDir(), BinDir: binDir,
-		EtcdPort: ports[0], EtcdPeerPort: ports[1], APIServerPort: ports[2],
-		FeatureGates: "CRDFieldLevelVersioning=true",
-	})
-	if err != nil {
-		t.Fatalf("cannot start the control plane: %v", err)
-	}
-	t.Cleanup(cp.Stop)
 
 	pwd := t.TempDir()
 	for link, target := range map[string]string{
-		"_output/local-up/kubeconfig": cp.Kubeconfig,
+		"_output/local-up/kubeconfig": kubeconfig,
 		"_output/bin":                 binDir,
 		"examples":                    filepath.Join(repoRoot, "examples"),
 	} {
