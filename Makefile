@@ -187,7 +187,7 @@ test-kind-e2e: $(BIN)/etcd $(BIN)/kube-apiserver ## Kubernetes' e2e specs for CR
 	KIND_NODE_IMAGE=$(KIND_NODE_IMAGE_OFFLINE) hack/kind/e2e.sh
 
 .PHONY: test
-test: verify test-unit test-integration test-e2e ## Everything CI checks (.ci/run calls exactly this).
+test: verify test-unit test-integration test-e2e test-kind ## Everything CI checks (.ci/run calls exactly this).
 
 .PHONY: fuzz
 fuzz: $(STAMPS)/build ## Run every fuzz target for FUZZTIME each (default 1m).
