@@ -43,6 +43,22 @@ module_dir() {
   printf '%s\n' "$dir"
 }
 
+# apt_install PKG... installs the Debian packages that are not installed yet, through apt
+# (with sudo when not root). The build installs what it needs itself; nothing else is fetched.
+apt_install() {
+  local missing=() p sudo=""
+  for p in "$@"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  command -v apt-get >/dev/null 2>&1 || die "${missing[*]} missing and apt-get is not available; install them"
+  if [ "$(id -u)" != 0 ]; then
+    command -v sudo >/dev/null 2>&1 || die "${missing[*]} missing; run as root or install them"
+    sudo="sudo"
+  fi
+  log "installing ${missing[*]} (apt)"
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null || log "apt-get update failed; trying the install anyway"
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
 # pristine_dir prints the module-cache directory of the pinned upstream module,
 # downloading it if needed.
 pristine_dir() {

@@ -40,17 +40,7 @@ need() { command -v "$1" >/dev/null 2>&1 || die "$1 is missing${2:+ ($2)}"; }
 need docker
 docker info >/dev/null 2>&1 || die "the Docker engine does not answer ('docker info' fails)"
 
-# apt_install PKG...: installs the Debian packages the build itself needs (as the fork's
-# install-protoc.sh does), with sudo when not root.
-apt_install() {
-  local missing=() p
-  for p in "$@"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
-  [ ${#missing[@]} -eq 0 ] && return 0
-  log "installing ${missing[*]} (apt)"
-  local sudo=; [ "$(id -u)" -eq 0 ] || sudo=sudo
-  $sudo apt-get update -qq >/dev/null
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-}
+# The build installs its own tools (apt_install in hack/fork/lib.sh).
 apt_install debootstrap libseccomp-dev gcc libc6-dev
 
 # stamp NAME INPUT...: true when step NAME already ran with these inputs (a hash of them).
