@@ -17,15 +17,12 @@ limitations under the License.
 package apiserver
 
 import (
-	"net/http"
-	"strings"
 	"sync"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/featuregates"
 	apiextensionsfeatures "k8s.io/apiextensions-apiserver/pkg/features"
 	"k8s.io/apiextensions-apiserver/pkg/registry/customresource"
-	"k8s.io/apiserver/pkg/util/dryrun"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/component-base/metrics"
@@ -137,21 +134,4 @@ func (m *featureGateMetrics) delete(obj interface{}) {
 		delete(m.crds, crd.Name)
 	}
 	customresource.DeleteFieldGateDrops(crd.Spec.Group, crd.Spec.Names.Plural, "")
-}
-
-// withFieldGatesDryRun marks the context of a dry-run write, so that the field gate metrics
-// do not count it. Create, update and patch read dryRun from the query only.
-func withFieldGatesDryRun(req *http.Request) *http.Request {
-	switch req.Method {
-	case http.MethodPost, http.MethodPut, http.MethodPatch:
-	default:
-		return req
-	}
-	if !strings.Contains(req.URL.RawQuery, "dryRun") || !utilfeature.DefaultFeatureGate.Enabled(apiextensionsfeatures.CRDFieldLevelVersioning) {
-		return req
-	}
-	if !dryrun.IsDryRun(req.URL.Query()["dryRun"]) {
-		return req
-	}
-	return req.WithContext(customresource.WithDryRun(req.Context()))
 }

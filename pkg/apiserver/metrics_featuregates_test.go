@@ -17,8 +17,7 @@ limitations under the License.
 package apiserver
 
 import (
-	"net/http"
-	"net/http/httptest"
+	"context"
 	"strings"
 	"testing"
 
@@ -227,7 +226,7 @@ apiextensions_custom_feature_gate_enabled{group="a.example.com",name="StableGate
 func countDrop(t *testing.T, group, resource, gateName string) {
 	t.Helper()
 	crd := metricsTestCRD(group, resource, gate{Name: gateName, PreRelease: "alpha", FieldPaths: []string{".spec.x"}})
-	countDropForRequest(t, crd, httptest.NewRequest(http.MethodPost, "/", nil))
+	dropThroughStrategy(t, crd)
 }
 
 // dropSeries lists the drop counter series, as group/resource/name, sorted.
@@ -253,52 +252,9 @@ func dropSeries(t *testing.T) []string {
 	return out
 }
 
-func TestWithFieldGatesDryRun(t *testing.T) {
-	tests := []struct {
-		name       string
-		featureOff bool
-		method     string
-		query      string
-		want       bool
-	}{
-		{name: "create dry run", method: http.MethodPost, query: "dryRun=All", want: true},
-		{name: "update dry run", method: http.MethodPut, query: "fieldManager=x&dryRun=All", want: true},
-		{name: "patch dry run", method: http.MethodPatch, query: "dryRun=All&force=true", want: true},
-		{name: "create", method: http.MethodPost},
-		{name: "another parameter", method: http.MethodPost, query: "notdryRun=All"},
-		{name: "get", method: http.MethodGet, query: "dryRun=All"},
-		{name: "feature off", featureOff: true, method: http.MethodPost, query: "dryRun=All"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, apiextensionsfeatures.CRDFieldLevelVersioning, !tc.featureOff)
-			req := httptest.NewRequest(tc.method, "/apis/a.example.com/v1/namespaces/default/foos?"+tc.query, nil)
-			got := withFieldGatesDryRun(req)
-			if tc.featureOff {
-				if got != req {
-					t.Errorf("the request was changed with the feature off")
-				}
-				return
-			}
-			// A dry run's drops are not counted: observe it through a create with the context.
-			crd := metricsTestCRD("dryrun.example.com", "foos", gate{Name: "DryRunGate", PreRelease: "alpha", FieldPaths: []string{".spec.x"}})
-			customresource.DeleteFieldGateDrops("dryrun.example.com", "foos", "")
-			t.Cleanup(func() { customresource.DeleteFieldGateDrops("dryrun.example.com", "foos", "") })
-			countDropForRequest(t, crd, got)
-			counted := false
-			for _, s := range dropSeries(t) {
-				counted = counted || s == "dryrun.example.com/foos/DryRunGate"
-			}
-			if counted == tc.want {
-				t.Errorf("dry run = %v, want %v", !counted, tc.want)
-			}
-		})
-	}
-}
-
-// countDropForRequest runs a create of {"spec":{"x":1}} through the strategy of crd, with the
-// request's context; the gate of .spec.x is disabled.
-func countDropForRequest(t *testing.T, crd *apiextensionsv1.CustomResourceDefinition, req *http.Request) {
+// dropThroughStrategy runs a create of {"spec":{"x":1}} through the strategy of crd; the
+// gate of .spec.x is disabled.
+func dropThroughStrategy(t *testing.T, crd *apiextensionsv1.CustomResourceDefinition) {
 	t.Helper()
 	kind := schema.GroupVersionKind{Group: crd.Spec.Group, Version: "v1", Kind: "Foo"}
 	s := customresource.NewStrategy(nil, true, kind, nil, nil, nil, nil, nil, nil).
@@ -308,7 +264,7 @@ func countDropForRequest(t *testing.T, crd *apiextensionsv1.CustomResourceDefini
 		"metadata": map[string]interface{}{"name": "a"},
 		"spec":     map[string]interface{}{"x": int64(1)},
 	}}
-	s.PrepareForCreate(audit.WithAuditContext(req.Context()), obj)
+	s.PrepareForCreate(audit.WithAuditContext(context.Background()), obj)
 	if _, found, _ := unstructured.NestedFieldNoCopy(obj.Object, "spec", "x"); found {
 		t.Fatalf("the gate did not drop .spec.x")
 	}

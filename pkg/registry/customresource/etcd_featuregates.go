@@ -24,6 +24,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	genericregistry "k8s.io/apiserver/pkg/registry/generic/registry"
 	"k8s.io/apiserver/pkg/registry/rest"
+	"k8s.io/apiserver/pkg/util/dryrun"
 	"k8s.io/apiserver/pkg/warning"
 )
 
@@ -39,7 +40,9 @@ type gatedWrite struct {
 	// changes of the current attempt, observed (metrics, audit) when the write is done.
 	changes []featuregates.Change
 	create  bool
-	gates   *FieldGates
+	// dryRun is the write's dryRun=All: its drops are not counted (see observe).
+	dryRun bool
+	gates  *FieldGates
 	// err is why the current attempt could not be gated; it fails the write.
 	err error
 }
@@ -76,7 +79,7 @@ func (w *gatedWrite) record(ctx context.Context, g *FieldGates, changes []featur
 		for _, c := range changes {
 			warning.AddWarning(ctx, "", c.Warning())
 		}
-		g.observe(ctx, changes, create)
+		g.observe(ctx, changes, create, false)
 		return
 	}
 	for _, c := range changes {
@@ -101,7 +104,7 @@ func (w *gatedWrite) finish(ctx context.Context) {
 		warning.AddWarning(ctx, "", text)
 	}
 	if w.gates != nil && w.err == nil {
-		w.gates.observe(ctx, w.changes, w.create)
+		w.gates.observe(ctx, w.changes, w.create, w.dryRun)
 	}
 }
 
@@ -148,7 +151,7 @@ func (r *REST) Create(ctx context.Context, obj runtime.Object, createValidation 
 	if !gatesWrites(r.Store.CreateStrategy) {
 		return r.Store.Create(ctx, obj, createValidation, options)
 	}
-	w := &gatedWrite{}
+	w := &gatedWrite{dryRun: options != nil && dryrun.IsDryRun(options.DryRun)}
 	out, err := r.Store.Create(context.WithValue(ctx, gatedWriteKey{}, w), obj, w.createValidation(createValidation), options)
 	w.finish(ctx)
 	return out, err
@@ -165,7 +168,7 @@ func gatedUpdate(ctx context.Context, store *genericregistry.Store, name string,
 	if !gatesWrites(store.UpdateStrategy) {
 		return store.Update(ctx, name, objInfo, createValidation, updateValidation, forceAllowCreate, options)
 	}
-	w := &gatedWrite{}
+	w := &gatedWrite{dryRun: options != nil && dryrun.IsDryRun(options.DryRun)}
 	out, created, err := store.Update(context.WithValue(ctx, gatedWriteKey{}, w), name, objInfo,
 		w.createValidation(createValidation), w.updateValidation(updateValidation), forceAllowCreate, options)
 	w.finish(ctx)

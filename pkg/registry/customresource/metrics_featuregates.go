@@ -83,31 +83,14 @@ func (g *FieldGates) dropCounter(gate *featuregates.Gate, operation string) metr
 	return c.(metrics.CounterMetric)
 }
 
-// dryRunKeyType is the type of the context key that marks a dry-run write.
-type dryRunKeyType int
-
-const dryRunKey dryRunKeyType = iota
-
-// WithDryRun marks the context of a dry-run write (dryRun=All). The strategy does not see
-// the request's options; the custom resource handler sets this so that dry-run writes are
-// not counted in the field gate metrics.
-func WithDryRun(ctx context.Context) context.Context {
-	return context.WithValue(ctx, dryRunKey, true)
-}
-
-func isDryRun(ctx context.Context) bool {
-	dryRun, _ := ctx.Value(dryRunKey).(bool)
-	return dryRun
-}
-
 // observe records what gating did to one write: the drop counters (unless the write is a
-// dry run) and the audit annotation (always: the audit event of a dry-run request records
-// what the server answered).
-func (g *FieldGates) observe(ctx context.Context, changes []featuregates.Change, create bool) {
+// dry run, as its options say) and the audit annotation (always: the audit event of a
+// dry-run request records what the server answered).
+func (g *FieldGates) observe(ctx context.Context, changes []featuregates.Change, create, dryRun bool) {
 	if len(changes) == 0 {
 		return
 	}
-	if !isDryRun(ctx) {
+	if !dryRun {
 		operation := OperationUpdate
 		if create {
 			operation = OperationCreate

@@ -135,8 +135,11 @@ apiextensions_custom_feature_gate_field_drops_total{group="stable.example.com",n
 				s.status = nil
 			}
 			ctx := audit.WithAuditContext(context.Background())
+			// A dry run is known from the write's options: run it as the store's gated write.
+			var w *gatedWrite
 			if tc.dryRun {
-				ctx = WithDryRun(ctx)
+				w = &gatedWrite{dryRun: true}
+				ctx = context.WithValue(ctx, gatedWriteKey{}, w)
 			}
 
 			obj := cr(t, "stable.example.com/v1", 1, tc.new)
@@ -147,6 +150,9 @@ apiextensions_custom_feature_gate_field_drops_total{group="stable.example.com",n
 				NewStatusStrategy(s).PrepareForUpdate(ctx, obj, cr(t, "stable.example.com/v1", 1, tc.old))
 			default:
 				s.PrepareForUpdate(ctx, obj, cr(t, "stable.example.com/v1", 1, tc.old))
+			}
+			if w != nil {
+				w.finish(ctx)
 			}
 
 			want := ""
