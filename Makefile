@@ -25,13 +25,13 @@ GO_SOURCES    := $(shell find . -path ./_output -prune -o -path ./.git -prune -o
 
 # Tests: everything the fork adds or patches lives under ./pkg, and upstream's unit suite
 # for ./pkg takes under two minutes, so CI runs all of it.
-UNIT_PKGS ?= ./pkg/... ./hack/benchratio/... ./test/benche2e/... ./cmd/kubectl-featuregates/... ./cmd/featuregate-gen/...
+UNIT_PKGS ?= ./pkg/... ./hack/fork/benchratio/... ./test/benche2e/... ./cmd/kubectl-featuregates/... ./cmd/featuregate-gen/...
 # Integration tests (upstream's suite and the fork's) run the in-process apiextensions server
 # against a real etcd, which each test binary starts itself (embedded go.etcd.io/etcd/server/v3)
 # unless KUBE_INTEGRATION_ETCD_URL names one. Upstream's suite takes about 8 minutes here,
 # so the default 10-minute go test timeout is raised. Two upstream conversion tests flake
-# upstream too (kubernetes/kubernetes#141909); hack/test-integration.sh reruns only tests listed
-# in hack/known-flakes.txt, and only when nothing else failed.
+# upstream too (kubernetes/kubernetes#141909); hack/fork/test-integration.sh reruns only tests listed
+# in hack/fork/known-flakes.txt, and only when nothing else failed.
 INTEGRATION_RUN     ?= .
 INTEGRATION_TIMEOUT ?= 30m
 GOTESTFLAGS ?=
@@ -132,7 +132,7 @@ verify-patches: ## Fast, read-only: every upstream file is exactly pristine + it
 .PHONY: verify
 verify: $(STAMPS)/build ## Patches, code generation, tracked files, gofmt, go vet; the known-flake retry rules.
 	hack/fork/verify.sh
-	hack/verify-flake-retry.sh
+	hack/fork/verify-flake-retry.sh
 
 .PHONY: test-unit
 test-unit: $(STAMPS)/build ## Unit tests: the fork's packages and upstream's unit suite under ./pkg.
@@ -140,7 +140,7 @@ test-unit: $(STAMPS)/build ## Unit tests: the fork's packages and upstream's uni
 
 .PHONY: test-integration
 test-integration: $(STAMPS)/build ## Integration tests, upstream's and the fork's (real etcd, in-process server). INTEGRATION_RUN=^TestFieldGates for the fork's only.
-	hack/test-integration.sh '$(INTEGRATION_RUN)' $(INTEGRATION_TIMEOUT) $(GOTESTFLAGS) -- ./test/integration/...
+	hack/fork/test-integration.sh '$(INTEGRATION_RUN)' $(INTEGRATION_TIMEOUT) $(GOTESTFLAGS) -- ./test/integration/...
 
 .PHONY: test-upstream
 test-upstream: $(STAMPS)/build ## Upstream's own unit (./pkg/...) and integration (./test/integration/...) suites on the fork.
@@ -148,7 +148,7 @@ test-upstream: $(STAMPS)/build ## Upstream's own unit (./pkg/...) and integratio
 
 .PHONY: bench
 bench: $(STAMPS)/build ## Micro benchmarks (strategy, validation, index memory): ratios against upstream in the same run.
-	hack/bench.sh $(BENCH_ROUNDS) $(OUT)/bench
+	hack/fork/bench.sh $(BENCH_ROUNDS) $(OUT)/bench
 
 .PHONY: bench-e2e
 bench-e2e: $(BINARIES) ## End-to-end write benchmark: our kube-apiserver with CRDFieldLevelVersioning on (A) vs off (B), alternating; A/B ratios.

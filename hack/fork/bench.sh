@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # make bench: the micro benchmarks of docs/performance.md (the strategy, CEL rules that read
 # gates, CRD validation). Every round runs each setup once,
-# baseline included, so that the machine's drift hits all of them alike; hack/benchratio then
+# baseline included, so that the machine's drift hits all of them alike; hack/fork/benchratio then
 # takes the medians and prints ratios against the baseline of the same run, with the goals.
 #
-# Usage: hack/bench.sh <rounds> <output dir>
+# Usage: hack/fork/bench.sh <rounds> <output dir>
 set -o errexit -o nounset -o pipefail
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 
 rounds=${1:-5}
 out=${2:-_output/bench}
@@ -33,5 +33,5 @@ for round in $(seq "$rounds"); do
     -test.bench 'ValidateCustomFeatureGates|ValidateCRDWithFeatureGates' -test.benchtime 10x
 done
 rm -f "$out/round.txt"
-go run ./hack/benchratio <"$raw" | tee "$out/micro-report.md"
+go run ./hack/fork/benchratio <"$raw" | tee "$out/micro-report.md"
 echo "[bench] raw results: $raw; report: $out/micro-report.md"

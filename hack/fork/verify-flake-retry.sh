@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Checks hack/lib-flakes.sh: only failures that are all known upstream flakes are retried.
+# Checks hack/fork/lib-flakes.sh: only failures that are all known upstream flakes are retried.
 set -o errexit -o nounset -o pipefail
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
-source hack/lib-flakes.sh
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+source hack/fork/lib-flakes.sh
 
 dir=$(mktemp -d -t fork-flakes.XXXXXX)
 trap 'rm -rf "$dir"' EXIT

@@ -1,8 +1,8 @@
-# Helpers of hack/test-integration.sh (sourced; run from the repository root). Tested by
-# hack/verify-flake-retry.sh.
+# Helpers of hack/fork/test-integration.sh (sourced; run from the repository root). Tested by
+# hack/fork/verify-flake-retry.sh.
 
 # known_prefixes prints "package prefix issue" for every known flake.
-known_prefixes() { grep -v -e '^[[:space:]]*#' -e '^[[:space:]]*$' hack/known-flakes.txt; }
+known_prefixes() { grep -v -e '^[[:space:]]*#' -e '^[[:space:]]*$' hack/fork/known-flakes.txt; }
 
 # flaky_tops <log> prints "package top-level-test issue" for the failures in <log>, or fails
 # when a failure is not a known flake (or the log shows a panic, a timeout or a build failure).

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # make test-integration: run the integration packages (upstream's and the fork's) once. If a
-# package fails, and every failing test is a known upstream flake (hack/known-flakes.txt), rerun
+# package fails, and every failing test is a known upstream flake (hack/fork/known-flakes.txt), rerun
 # just those top-level tests, at most twice. Everything else fails the run as it is.
 #
-# Usage: hack/test-integration.sh <run-regexp> <timeout> [go test flags...] -- <packages...>
+# Usage: hack/fork/test-integration.sh <run-regexp> <timeout> [go test flags...] -- <packages...>
 set -o errexit -o nounset -o pipefail
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 
 run=$1 timeout=$2
 shift 2
@@ -17,7 +17,7 @@ pkgs=("$@")
 log=$(mktemp -t fork-integration.XXXXXX)
 trap 'rm -f "$log" "$log.next"' EXIT
 
-source hack/lib-flakes.sh
+source hack/fork/lib-flakes.sh
 
 set +o errexit
 go test "${flags[@]}" -timeout "$timeout" -run "$run" "${pkgs[@]}" 2>&1 | tee "$log"

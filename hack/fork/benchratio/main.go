@@ -18,7 +18,7 @@ limitations under the License.
 // docs/performance.md as ratios against the baseline measured in the same run, with the
 // goals of issue 6 (and issue 13's CEL rules) checked. Several -count runs of a benchmark are reduced to their median.
 //
-//	go test -run XXX -bench . -count 5 ./pkg/... | go run ./hack/benchratio
+//	go test -run XXX -bench . -count 5 ./pkg/... | go run ./hack/fork/benchratio
 package main
 
 import (
