@@ -20,9 +20,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"sort"
 	"strings"
 
+	"github.com/spf13/cobra"
 	"k8s.io/apiextensions-apiserver/pkg/apihelpers"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextensionsv1client "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset/typed/apiextensions/v1"
@@ -254,4 +256,76 @@ func gateState(crd *apiextensionsv1.CustomResourceDefinition, gate string) strin
 		return "unknown"
 	}
 	return stateWord(enabled)
+}
+
+func newToggleCommand(o *Options, value bool) *cobra.Command {
+	verb := "disable"
+	if value {
+		verb = "enable"
+	}
+	t := &Toggler{FieldManager: DefaultFieldManager, Method: MethodAuto}
+	var method string
+	cmd := &cobra.Command{
+		Use:   verb + " CRD GATE",
+		Short: fmt.Sprintf("%s a feature gate of a CRD, by name", strings.ToUpper(verb[:1])+verb[1:]),
+		Long: fmt.Sprintf(`Set enabled: %v on the feature gate named GATE of the CRD.
+
+By default (--method=auto) this is a server-side apply of just that gate's name and
+enabled, under the field manager given by --field-manager: that manager then owns
+featureGates[name=GATE].enabled, and the CRD author's later "kubectl apply --server-side"
+of the full CRD leaves it alone.
+
+If client-side "kubectl apply" manages the CRD (a field manager with operation Update owns
+the kubectl.kubernetes.io/last-applied-configuration annotation, which is the test kubectl
+itself uses), a JSON patch is sent instead. It sets enabled at the gate's index and is guarded
+by a "test" of the gate's name at that index, so if the gates are reordered concurrently the
+server rejects it and the plugin reads the CRD again, rather than changing another gate.
+--method=apply or --method=patch forces one way.`, value),
+		Example: fmt.Sprintf("  kubectl featuregates %s databases.gates.example.com BackupGate", verb),
+		Args:    cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			t.Method = Method(method)
+			switch t.Method {
+			case MethodAuto, MethodApply, MethodPatch:
+			default:
+				return fmt.Errorf("invalid --method %q: want auto, apply or patch", method)
+			}
+			if t.FieldManager == "" {
+				return fmt.Errorf("--field-manager must not be empty")
+			}
+			c, err := o.newClient()
+			if err != nil {
+				return err
+			}
+			t.Client = c
+			res, err := t.Toggle(cmd.Context(), args[0], args[1], value)
+			if err != nil {
+				return err
+			}
+			return printToggle(o.Streams.Out, args[0], args[1], verb, t, res)
+		},
+	}
+	cmd.Flags().StringVar(&t.FieldManager, "field-manager", DefaultFieldManager, "Field manager that owns the gate's enabled.")
+	cmd.Flags().StringVar(&method, "method", string(MethodAuto), "How to write: auto, apply (server-side apply) or patch (JSON patch guarded by a test of the gate's name).")
+	cmd.Flags().BoolVar(&t.ForceConflicts, "force-conflicts", false, "With server-side apply, take the gate's enabled over from another field manager.")
+	cmd.Flags().BoolVar(&t.DryRun, "dry-run", false, "Send the write as a server-side dry run: nothing is stored.")
+	return cmd
+}
+
+func printToggle(w io.Writer, crd, gate, verb string, t *Toggler, res *ToggleResult) error {
+	if res.Noop {
+		_, err := fmt.Fprintf(w, "customresourcedefinition.apiextensions.k8s.io/%s: feature gate %s is stable and always enabled; nothing to change\n", crd, gate)
+		return err
+	}
+	how := fmt.Sprintf("server-side apply, field manager %s", t.FieldManager)
+	if res.Method == MethodPatch {
+		how = fmt.Sprintf("JSON patch guarded by the gate's name, field manager %s", t.FieldManager)
+	}
+	dry := ""
+	if t.DryRun {
+		dry = " (server dry run)"
+	}
+	_, err := fmt.Fprintf(w, "customresourcedefinition.apiextensions.k8s.io/%s: feature gate %s %sd (%s); state: %s%s\n",
+		crd, gate, verb, how, gateState(res.CRD, gate), dry)
+	return err
 }

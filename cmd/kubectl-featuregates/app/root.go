@@ -24,6 +24,8 @@ package app
 
 import (
 	"context"
+	"encoding/json"
+	"io"
 
 	"fmt"
 	"strings"
@@ -35,8 +37,10 @@ import (
 	apiextensionsv1client "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset/typed/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/cli-runtime/pkg/printers"
 )
 
 // DefaultFieldManager is the field manager the plugin writes a gate's enabled with.
@@ -114,4 +118,73 @@ func getCRD(ctx context.Context, c apiextensionsv1client.CustomResourceDefinitio
 		return nil, fmt.Errorf("cannot read customresourcedefinition %q: %w", name, err)
 	}
 	return crd, nil
+}
+
+// ReportAPIVersion is the apiVersion of the objects -o json|yaml prints. They are reports of
+// this plugin, not API objects.
+const ReportAPIVersion = "featuregates.kubectl.k8s.io/v1alpha1"
+
+func (o *Options) output() string {
+	if o.PrintFlags.OutputFormat == nil {
+		return ""
+	}
+	return *o.PrintFlags.OutputFormat
+}
+
+// print writes items as a table, or with kubectl's printers for -o json|yaml|jsonpath|...,
+// wrapped in an object of kind kind with the items under "items".
+func (o *Options) print(kind string, items interface{}, table func(io.Writer) error) error {
+	switch o.output() {
+	case "", "wide":
+		w := printers.GetNewTabWriter(o.Streams.Out)
+		if err := table(w); err != nil {
+			return err
+		}
+		return w.Flush()
+	}
+	p, err := o.PrintFlags.ToPrinter()
+	if err != nil {
+		return err
+	}
+	obj, err := reportObject(kind, items)
+	if err != nil {
+		return err
+	}
+	return p.PrintObj(obj, o.Streams.Out)
+}
+
+// reportObject wraps a report in an unstructured object, so every kubectl printer can print it.
+func reportObject(kind string, report interface{}) (*unstructured.Unstructured, error) {
+	b, err := json.Marshal(report)
+	if err != nil {
+		return nil, err
+	}
+	var content interface{}
+	if err := json.Unmarshal(b, &content); err != nil {
+		return nil, err
+	}
+	obj := map[string]interface{}{"apiVersion": ReportAPIVersion, "kind": kind}
+	switch c := content.(type) {
+	case map[string]interface{}:
+		for k, v := range c {
+			obj[k] = v
+		}
+	default:
+		obj["items"] = c
+	}
+	return &unstructured.Unstructured{Object: obj}, nil
+}
+
+func boolOrUnset(b *bool) string {
+	if b == nil {
+		return "<unset>"
+	}
+	return fmt.Sprint(*b)
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "<none>"
+	}
+	return s
 }
