@@ -23,6 +23,37 @@ import (
 	"k8s.io/utils/ptr"
 )
 
+func TestEnabled(t *testing.T) {
+	tests := []struct {
+		name       string
+		preRelease string
+		enabled    *bool
+		def        *bool
+		want       bool
+	}{
+		{name: "stable is enabled", preRelease: Stable, want: true},
+		{name: "stable ignores enabled=false", preRelease: Stable, enabled: ptr.To(false), want: true},
+		{name: "stable ignores default=false", preRelease: Stable, def: ptr.To(false), want: true},
+		{name: "enabled=true wins over alpha", preRelease: Alpha, enabled: ptr.To(true), want: true},
+		{name: "enabled=false wins over beta", preRelease: Beta, enabled: ptr.To(false), want: false},
+		{name: "enabled wins over default", preRelease: Alpha, enabled: ptr.To(true), def: ptr.To(false), want: true},
+		{name: "enabled=false wins over default=true", preRelease: Beta, enabled: ptr.To(false), def: ptr.To(true), want: false},
+		{name: "default=true decides", preRelease: Deprecated, def: ptr.To(true), want: true},
+		{name: "default=false decides for beta", preRelease: Beta, def: ptr.To(false), want: false},
+		{name: "beta is enabled", preRelease: Beta, want: true},
+		{name: "alpha is disabled", preRelease: Alpha, want: false},
+		{name: "deprecated without default is disabled", preRelease: Deprecated, want: false},
+		{name: "unknown stage is disabled", preRelease: "gamma", want: false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Enabled(tc.preRelease, tc.enabled, tc.def); got != tc.want {
+				t.Errorf("Enabled(%q, %v, %v) = %v, want %v", tc.preRelease, tc.enabled, tc.def, got, tc.want)
+			}
+		})
+	}
+}
+
 func TestStates(t *testing.T) {
 	tests := []struct {
 		name  string
