@@ -25,7 +25,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -37,6 +36,7 @@ import (
 	"sigs.k8s.io/kind/pkg/apis/config/v1alpha4"
 	"sigs.k8s.io/yaml"
 
+	"k8s.io/apiextensions-apiserver/test/featuregatetest"
 	"k8s.io/apiextensions-apiserver/test/localup"
 	"k8s.io/kubernetes/cmd/kubeadm/app/phases/controlplane"
 	configutil "k8s.io/kubernetes/cmd/kubeadm/app/util/config"
@@ -290,7 +290,10 @@ func TestKindRecipeCommandLineStartsOurBinary(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	ports := freePorts(t, 3)
+	ports, err := featuregatetest.FreePorts(3)
+	if err != nil {
+		t.Fatal(err)
+	}
 	command := pod.Spec.Containers[0].Command
 	cp, err := localup.Start(context.Background(), localup.Options{
 		Dir: t.TempDir(), BinDir: binDir,
@@ -317,18 +320,4 @@ func TestKindRecipeCommandLineStartsOurBinary(t *testing.T) {
 	if !bytes.Contains(logData, []byte(featureGates)) && !bytes.Contains(logData, []byte("CRDFieldLevelVersioning")) {
 		t.Errorf("the server was not started with %s", featureGates)
 	}
-}
-
-func freePorts(t *testing.T, n int) []int {
-	t.Helper()
-	var ports []int
-	for i := 0; i < n; i++ {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer l.Close()
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
-	}
-	return ports
 }

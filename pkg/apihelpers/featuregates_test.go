@@ -24,55 +24,18 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apiextensions-apiserver/test/featuregatetest"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 )
 
+// gatedCRD is the shared CronTab CRD with a second served version, v1beta1, of the same
+// schema.
 func gatedCRD(gates ...apiextensionsv1.CustomResourceDefinitionFeatureGate) *apiextensionsv1.CustomResourceDefinition {
-	str := apiextensionsv1.JSONSchemaProps{Type: "string"}
-	integer := apiextensionsv1.JSONSchemaProps{Type: "integer"}
-	schema := &apiextensionsv1.JSONSchemaProps{
-		Type: "object",
-		Properties: map[string]apiextensionsv1.JSONSchemaProps{
-			"spec": {Type: "object", Properties: map[string]apiextensionsv1.JSONSchemaProps{
-				"cronSpec": str,
-				"image":    str,
-				"replicas": integer,
-				"owner":    str,
-				"legacy":   str,
-				"advanced": {Type: "object", Properties: map[string]apiextensionsv1.JSONSchemaProps{"level": integer, "mode": str}},
-				"ports": {
-					Type:         "array",
-					XListType:    ptr.To("map"),
-					XListMapKeys: []string{"name"},
-					Items: &apiextensionsv1.JSONSchemaPropsOrArray{Schema: &apiextensionsv1.JSONSchemaProps{
-						Type:       "object",
-						Required:   []string{"name"},
-						Properties: map[string]apiextensionsv1.JSONSchemaProps{"name": str, "port": integer, "appProtocol": str},
-					}},
-				},
-				"limits": {Type: "object", AdditionalProperties: &apiextensionsv1.JSONSchemaPropsOrBool{Allows: true, Schema: &str}},
-				"extra":  {Type: "object", XPreserveUnknownFields: ptr.To(true)},
-			}},
-			"status": {Type: "object", Properties: map[string]apiextensionsv1.JSONSchemaProps{"ready": integer}},
-		},
-	}
-	crd := &apiextensionsv1.CustomResourceDefinition{
-		ObjectMeta: metav1.ObjectMeta{Name: "crontabs.stable.example.com"},
-		Spec: apiextensionsv1.CustomResourceDefinitionSpec{
-			Group: "stable.example.com",
-			Names: apiextensionsv1.CustomResourceDefinitionNames{Plural: "crontabs", Kind: "CronTab"},
-			Scope: apiextensionsv1.NamespaceScoped,
-			Versions: []apiextensionsv1.CustomResourceDefinitionVersion{
-				{Name: "v1", Served: true, Storage: true, Schema: &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: schema}},
-				{Name: "v1beta1", Served: true, Schema: &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: schema.DeepCopy()}},
-			},
-		},
-	}
-	if len(gates) > 0 {
-		crd.Spec.CustomFeatureGates = &apiextensionsv1.CustomResourceDefinitionFeatureGates{FeatureGates: gates}
-	}
+	crd := featuregatetest.CronTabCRD("crontabs", gates...)
+	v1beta1 := *crd.Spec.Versions[0].DeepCopy()
+	v1beta1.Name, v1beta1.Storage = "v1beta1", false
+	crd.Spec.Versions = append(crd.Spec.Versions, v1beta1)
 	return crd
 }
 

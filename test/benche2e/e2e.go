@@ -23,11 +23,11 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
+	"k8s.io/apiextensions-apiserver/test/featuregatetest"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -53,21 +53,12 @@ type runResult struct {
 
 func (r runResult) throughput() float64 { return float64(r.writes) / r.elapsed.Seconds() }
 
-// warningCounter counts Warning headers instead of printing them.
-type warningCounter struct{ n atomic.Int64 }
-
-func (w *warningCounter) HandleWarningHeader(code int, agent string, text string) {
-	if code == 299 {
-		w.n.Add(1)
-	}
-}
-
 // clients of one control plane, with client-side rate limiting out of the way.
 type clients struct {
 	config   *rest.Config
 	crds     clientset.Interface
 	dynamic  dynamic.Interface
-	warnings *warningCounter
+	warnings *featuregatetest.WarningRecorder
 }
 
 func newClients(kubeconfig string) (*clients, error) {
@@ -77,7 +68,7 @@ func newClients(kubeconfig string) (*clients, error) {
 	}
 	config.QPS, config.Burst = 1e6, 1e6
 	config.Timeout = 2 * time.Minute
-	w := &warningCounter{}
+	w := &featuregatetest.WarningRecorder{CountOnly: true}
 	config.WarningHandler = w
 	crds, err := clientset.NewForConfig(config)
 	if err != nil {
@@ -174,7 +165,7 @@ func runOne(ctx context.Context, o options, s shape, round int, name string, fea
 	if err != nil {
 		return r, err
 	}
-	warningsBefore := c.warnings.n.Load()
+	warningsBefore := c.warnings.Count()
 	lat, elapsed, err := workload(ctx, res, s, names, "obj", o.writes, o.updates, o.clients)
 	if err != nil {
 		return r, err
@@ -183,7 +174,7 @@ func runOne(ctx context.Context, o options, s shape, round int, name string, fea
 	if err != nil {
 		return r, err
 	}
-	r.warnings = c.warnings.n.Load() - warningsBefore
+	r.warnings = c.warnings.Count() - warningsBefore
 	r.cpu = after.cpu - before.cpu
 	r.writes, r.elapsed = len(lat), elapsed
 	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
@@ -209,7 +200,7 @@ func runOne(ctx context.Context, o options, s shape, round int, name string, fea
 	// A probe object with every field, created and updated once, after the measurement.
 	full := s
 	full.omitDisabled = false
-	warningsBefore = c.warnings.n.Load()
+	warningsBefore = c.warnings.Count()
 	probe, err := res.Create(ctx, full.object(names, benchNamespace, "probe", 0), metav1.CreateOptions{})
 	if err != nil {
 		return r, fmt.Errorf("create the probe: %w", err)
@@ -225,7 +216,7 @@ func runOne(ctx context.Context, o options, s shape, round int, name string, fea
 	if err := full.checkGated(probe, feature); err != nil {
 		return r, fmt.Errorf("probe check (CRDFieldLevelVersioning=%v): %w", feature, err)
 	}
-	probeWarnings := c.warnings.n.Load() - warningsBefore
+	probeWarnings := c.warnings.Count() - warningsBefore
 	if feature && probeWarnings < int64(2*s.disabledGates()) {
 		return r, fmt.Errorf("the probe's create and update drew %d warnings, want at least %d (one per disabled path and write)", probeWarnings, 2*s.disabledGates())
 	}

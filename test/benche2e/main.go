@@ -37,7 +37,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -48,6 +47,7 @@ import (
 	"syscall"
 	"time"
 
+	"k8s.io/apiextensions-apiserver/test/featuregatetest"
 	"k8s.io/apiextensions-apiserver/test/localup"
 )
 
@@ -281,7 +281,7 @@ type server struct {
 // startServer starts a fresh etcd (data in dir) and kube-apiserver on free ports, with the
 // PKI shared by all runs.
 func startServer(ctx context.Context, o options, dir, featureGates string) (*server, error) {
-	ports, err := freePorts(3)
+	ports, err := featuregatetest.FreePorts(3)
 	if err != nil {
 		return nil, err
 	}
@@ -303,19 +303,6 @@ func startServer(ctx context.Context, o options, dir, featureGates string) (*ser
 		return nil, err
 	}
 	return &server{cp: cp, pid: pid}, nil
-}
-
-func freePorts(n int) ([]int, error) {
-	var ports []int
-	for i := 0; i < n; i++ {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, err
-		}
-		defer l.Close()
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
-	}
-	return ports, nil
 }
 
 // findAPIServerPID finds the kube-apiserver that this process started on port: a child

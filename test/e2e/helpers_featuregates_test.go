@@ -24,7 +24,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -32,6 +31,7 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apiextensions-apiserver/test/featuregatetest"
 	"k8s.io/apiextensions-apiserver/test/localup"
 )
 
@@ -62,7 +62,7 @@ func runWithControlPlane(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	ports, err := freePorts(3)
+	ports, err := featuregatetest.FreePorts(3)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -79,19 +79,6 @@ func runWithControlPlane(m *testing.M) int {
 	defer cp.Stop()
 	controlPlane = cp
 	return m.Run()
-}
-
-func freePorts(n int) ([]int, error) {
-	var ports []int
-	for i := 0; i < n; i++ {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, err
-		}
-		defer l.Close()
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
-	}
-	return ports, nil
 }
 
 // result is what one kubectl invocation printed.

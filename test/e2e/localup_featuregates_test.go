@@ -29,6 +29,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"k8s.io/apiextensions-apiserver/test/featuregatetest"
 )
 
 // The contract of `make run` (cmd/local-up): ready and kubeconfig written, next steps printed,
@@ -37,7 +39,7 @@ import (
 func TestLocalUpCommand(t *testing.T) {
 	dir := t.TempDir()
 	ports := func() []string {
-		p, err := freePorts(3)
+		p, err := featuregatetest.FreePorts(3)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -32,6 +32,7 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apiextensions-apiserver/test/featuregatetest"
 	"k8s.io/apiextensions-apiserver/test/localup"
 )
 
@@ -195,7 +196,7 @@ rules:
 `), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	ports, err := freePorts(3)
+	ports, err := featuregatetest.FreePorts(3)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,6 +29,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"k8s.io/apiextensions-apiserver/test/featuregatetest"
 	"k8s.io/apiextensions-apiserver/test/localup"
 )
 
@@ -147,7 +148,7 @@ func TestReadmeQuickStart(t *testing.T) {
 	// hack/kind/cluster.yaml); it must not have the example CRD yet.
 	kubeconfig := os.Getenv("E2E_README_KUBECONFIG")
 	if kubeconfig == "" {
-		ports, err := freePorts(3)
+		ports, err := featuregatetest.FreePorts(3)
 		if err != nil {
 			t.Fatal(err)
 		}

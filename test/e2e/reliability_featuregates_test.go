@@ -37,33 +37,14 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"k8s.io/apiextensions-apiserver/test/featuregatetest"
 	"k8s.io/apiextensions-apiserver/test/localup"
 )
-
-// collector records the Warning headers of one client's responses.
-type collector struct {
-	mu       sync.Mutex
-	warnings []string
-}
-
-func (c *collector) HandleWarningHeader(_ int, _ string, text string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.warnings = append(c.warnings, text)
-}
-
-func (c *collector) take() []string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	out := c.warnings
-	c.warnings = nil
-	return out
-}
 
 type clients struct {
 	dynamic  dynamic.Interface
 	apiext   clientset.Interface
-	warnings *collector
+	warnings *featuregatetest.WarningRecorder
 }
 
 func clientsFor(t *testing.T, kubeconfig string) clients {
@@ -72,7 +53,7 @@ func clientsFor(t *testing.T, kubeconfig string) clients {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := clients{warnings: &collector{}}
+	c := clients{warnings: &featuregatetest.WarningRecorder{}}
 	cfg = rest.CopyConfig(cfg)
 	cfg.WarningHandler = c.warnings
 	cfg.QPS, cfg.Burst = 500, 1000
@@ -155,7 +136,7 @@ func createAndWait(t *testing.T, c clients, crd *apiextensionsv1.CustomResourceD
 // says what each should store. A never loses a stored value; B writes as upstream does; the
 // CRD keeps its gates whichever server updates it.
 func TestHASkewFeatureOnAndOff(t *testing.T) {
-	ports, err := freePorts(1)
+	ports, err := featuregatetest.FreePorts(1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -306,9 +287,9 @@ func TestGateFlipsUnderLoad(t *testing.T) {
 				sent := oldReplicas + 1
 				_ = unstructured.SetNestedField(cur.Object, sent, "spec", "replicas")
 				_ = unstructured.SetNestedField(cur.Object, fmt.Sprintf("img-%d", i), "spec", "image")
-				c.warnings.take()
+				c.warnings.Take()
 				out, err := res.Update(ctx, cur, metav1.UpdateOptions{})
-				warnings := c.warnings.take()
+				warnings := c.warnings.Take()
 				if err != nil {
 					if isConflict(err) {
 						mu.Lock()

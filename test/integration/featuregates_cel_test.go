@@ -24,6 +24,7 @@ import (
 	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apiextensions-apiserver/test/featuregatetest"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -34,10 +35,10 @@ import (
 // a gated enum value (FastMode), a gated maxItems (ManyHosts) and a stricter rule that starts
 // as alpha (StrictNames). None of the gates has fieldPaths: they guard rules only.
 func celGatesCRD(plural string) *apiextensionsv1.CustomResourceDefinition {
-	crd := gatedCronTabCRD(plural,
-		gate("FastMode", "alpha"),
-		gate("ManyHosts", "alpha"),
-		gate("StrictNames", "alpha"),
+	crd := featuregatetest.CronTabCRD(plural,
+		featuregatetest.Gate("FastMode", "alpha"),
+		featuregatetest.Gate("ManyHosts", "alpha"),
+		featuregatetest.Gate("StrictNames", "alpha"),
 	)
 	spec := crd.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"]
 	spec.Properties["speed"] = apiextensionsv1.JSONSchemaProps{
@@ -94,7 +95,7 @@ func (e *gatesEnv) setCELGate(t *testing.T, crd *apiextensionsv1.CustomResourceD
 	if err != nil {
 		t.Fatalf("the server did not pick up enabled=%t of gate %d of %s", enabled, index, crd.Name)
 	}
-	e.warnings.take()
+	e.warnings.Take()
 }
 
 func expectWrite(t *testing.T, what string, err error, wantOK bool, wantMsg string) {

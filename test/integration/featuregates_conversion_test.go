@@ -24,6 +24,7 @@ import (
 	"testing"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apiextensions-apiserver/test/featuregatetest"
 	"k8s.io/apiextensions-apiserver/test/integration/conversion"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -71,7 +72,7 @@ func TestFieldGatesConversionWebhookFailsClosed(t *testing.T) {
 	}
 	t.Cleanup(tearDown)
 
-	crd := gatedCronTabCRD("webhookcrontabs", gate("ReplicasFeatureGate", "alpha", ".spec.replicas"))
+	crd := featuregatetest.CronTabCRD("webhookcrontabs", featuregatetest.Gate("ReplicasFeatureGate", "alpha", ".spec.replicas"))
 	v2 := crd.Spec.Versions[0]
 	v2.Name, v2.Storage = "v2", false
 	crd.Spec.Versions = append(crd.Spec.Versions, v2)
@@ -101,7 +102,7 @@ func TestFieldGatesConversionWebhookFailsClosed(t *testing.T) {
 	if stored := env.stored(t, crd, "f"); stored != nil {
 		t.Fatalf("the failed create was persisted: %v", stored)
 	}
-	env.warnings.take()
+	env.warnings.Take()
 
 	// The same create once the webhook works: gated in the storage version.
 	if _, err := client.Create(context.Background(), object("create", `"spec":{"cronSpec":"a","replicas":2}`), metav1.CreateOptions{}); err != nil {
@@ -119,7 +120,7 @@ func TestFieldGatesConversionWebhookFailsClosed(t *testing.T) {
 	next.SetResourceVersion(cur.GetResourceVersion())
 	_, err = client.Update(context.Background(), next, metav1.UpdateOptions{})
 	assertFailedClosed("update", err)
-	env.warnings.take()
+	env.warnings.Take()
 	env.assertStored(t, crd, "f", `"spec":{"cronSpec":"a"}`, 1)
 	if got := env.stored(t, crd, "f"); got["metadata"].(map[string]interface{})["annotations"].(map[string]interface{})["fail-once"] != "create" {
 		t.Errorf("the failed update changed the stored annotations: %v", got["metadata"])

@@ -22,7 +22,6 @@ import (
 	"fmt"
 	"path"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -32,6 +31,7 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	apiextensionsfeatures "k8s.io/apiextensions-apiserver/pkg/features"
+	"k8s.io/apiextensions-apiserver/test/featuregatetest"
 	"k8s.io/apiextensions-apiserver/test/integration/fixtures"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -43,7 +43,6 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 	featuregatetesting "k8s.io/component-base/featuregate/testing"
-	"k8s.io/utils/ptr"
 )
 
 // These tests exercise CRD field feature gates (KEP-2608) through the real API server and a
@@ -51,32 +50,12 @@ import (
 
 const gatesTestNamespace = "default"
 
-// warningCollector records the Warning headers of the responses a client receives.
-type warningCollector struct {
-	mu       sync.Mutex
-	warnings []string
-}
-
-func (w *warningCollector) HandleWarningHeader(_ int, _ string, text string) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.warnings = append(w.warnings, text)
-}
-
-func (w *warningCollector) take() []string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	out := w.warnings
-	w.warnings = nil
-	return out
-}
-
 type gatesEnv struct {
 	apiext   clientset.Interface
 	dynamic  dynamic.Interface
 	etcd     *clientv3.Client
 	prefix   string
-	warnings *warningCollector
+	warnings *featuregatetest.WarningRecorder
 }
 
 // startGatesServer starts the apiextensions test server against the integration etcd. An
@@ -93,7 +72,7 @@ func startGatesServer(t *testing.T, prefix string) *gatesEnv {
 	}
 	t.Cleanup(tearDown)
 
-	env := &gatesEnv{prefix: options.RecommendedOptions.Etcd.StorageConfig.Prefix, warnings: &warningCollector{}}
+	env := &gatesEnv{prefix: options.RecommendedOptions.Etcd.StorageConfig.Prefix, warnings: &featuregatetest.WarningRecorder{}}
 	config = rest.CopyConfig(config)
 	config.WarningHandler = env.warnings
 	if env.apiext, err = clientset.NewForConfig(config); err != nil {
@@ -110,71 +89,13 @@ func startGatesServer(t *testing.T, prefix string) *gatesEnv {
 	return env
 }
 
-// gatedCronTabCRD is the KEP's crontab, with a nested object, a map list and status and scale
-// subresources, so that every kind of gated path has something to point at.
-func gatedCronTabCRD(plural string, gates ...apiextensionsv1.CustomResourceDefinitionFeatureGate) *apiextensionsv1.CustomResourceDefinition {
-	str := apiextensionsv1.JSONSchemaProps{Type: "string"}
-	integer := apiextensionsv1.JSONSchemaProps{Type: "integer"}
-	schema := &apiextensionsv1.JSONSchemaProps{
-		Type: "object",
-		Properties: map[string]apiextensionsv1.JSONSchemaProps{
-			"spec": {Type: "object", Properties: map[string]apiextensionsv1.JSONSchemaProps{
-				"cronSpec": str,
-				"image":    str,
-				"replicas": integer,
-				"owner":    str,
-				"legacy":   str,
-				"retired":  str,
-				"advanced": {Type: "object", Properties: map[string]apiextensionsv1.JSONSchemaProps{"level": integer, "mode": str}},
-				"ports": {
-					Type:         "array",
-					XListType:    ptr.To("map"),
-					XListMapKeys: []string{"name"},
-					Items: &apiextensionsv1.JSONSchemaPropsOrArray{Schema: &apiextensionsv1.JSONSchemaProps{
-						Type:     "object",
-						Required: []string{"name"},
-						Properties: map[string]apiextensionsv1.JSONSchemaProps{
-							"name": str, "port": integer, "appProtocol": str,
-						},
-					}},
-				},
-			}},
-			"status": {Type: "object", Properties: map[string]apiextensionsv1.JSONSchemaProps{"ready": integer, "replicas": integer}},
-		},
-	}
-	crd := &apiextensionsv1.CustomResourceDefinition{
-		ObjectMeta: metav1.ObjectMeta{Name: plural + ".stable.example.com"},
-		Spec: apiextensionsv1.CustomResourceDefinitionSpec{
-			Group: "stable.example.com",
-			Names: apiextensionsv1.CustomResourceDefinitionNames{Plural: plural, Singular: plural[:len(plural)-1], Kind: "CronTab", ListKind: "CronTabList"},
-			Scope: apiextensionsv1.NamespaceScoped,
-			Versions: []apiextensionsv1.CustomResourceDefinitionVersion{{
-				Name: "v1", Served: true, Storage: true,
-				Schema: &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: schema},
-				Subresources: &apiextensionsv1.CustomResourceSubresources{
-					Status: &apiextensionsv1.CustomResourceSubresourceStatus{},
-					Scale:  &apiextensionsv1.CustomResourceSubresourceScale{SpecReplicasPath: ".spec.replicas", StatusReplicasPath: ".status.replicas"},
-				},
-			}},
-		},
-	}
-	if len(gates) > 0 {
-		crd.Spec.CustomFeatureGates = &apiextensionsv1.CustomResourceDefinitionFeatureGates{FeatureGates: gates}
-	}
-	return crd
-}
-
-func gate(name, stage string, paths ...string) apiextensionsv1.CustomResourceDefinitionFeatureGate {
-	return apiextensionsv1.CustomResourceDefinitionFeatureGate{Name: name, PreRelease: apiextensionsv1.CustomFeatureGatePreRelease(stage), FieldPaths: paths}
-}
-
 func (e *gatesEnv) createCRD(t *testing.T, crd *apiextensionsv1.CustomResourceDefinition) *apiextensionsv1.CustomResourceDefinition {
 	t.Helper()
 	created, err := fixtures.CreateNewV1CustomResourceDefinition(crd, e.apiext, e.dynamic)
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.warnings.take()
+	e.warnings.Take()
 	return created
 }
 
@@ -249,7 +170,7 @@ func (e *gatesEnv) assertStored(t *testing.T, crd *apiextensionsv1.CustomResourc
 
 func (e *gatesEnv) assertWarnings(t *testing.T, want ...string) {
 	t.Helper()
-	got := e.warnings.take()
+	got := e.warnings.Take()
 	if len(want) == 0 && len(got) == 0 {
 		return
 	}
@@ -342,7 +263,7 @@ func (e *gatesEnv) waitForGate(t *testing.T, crd *apiextensionsv1.CustomResource
 	if err != nil {
 		t.Fatalf("the server did not pick up the gate change of %s: %v", crd.Name, err)
 	}
-	e.warnings.take()
+	e.warnings.Take()
 }
 
 // enableFeature turns CRDFieldLevelVersioning on (or off) for the in-process server.

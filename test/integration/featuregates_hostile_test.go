@@ -25,6 +25,7 @@ import (
 	"testing"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apiextensions-apiserver/test/featuregatetest"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -42,14 +43,14 @@ func TestFieldGatesHostileInput(t *testing.T) {
 	huge := ".spec." + strings.Repeat("x", 10000)
 	manyGates := make([]apiextensionsv1.CustomResourceDefinitionFeatureGate, 10000)
 	for i := range manyGates {
-		manyGates[i] = gate(fmt.Sprintf("Gate%d", i), "alpha", fmt.Sprintf(".spec.f%d", i))
+		manyGates[i] = featuregatetest.Gate(fmt.Sprintf("Gate%d", i), "alpha", fmt.Sprintf(".spec.f%d", i))
 	}
 	withWarning := func(text string) apiextensionsv1.CustomResourceDefinitionFeatureGate {
-		g := gate("OldImage", "deprecated", ".spec.image")
+		g := featuregatetest.Gate("OldImage", "deprecated", ".spec.image")
 		g.Default, g.FieldDeprecationWarning = ptr.To(true), ptr.To(text)
 		return g
 	}
-	twoVersions := gatedCronTabCRD("skewtabs", gate("OnlyInV2", "alpha", ".spec.onlyInV2"))
+	twoVersions := featuregatetest.CronTabCRD("skewtabs", featuregatetest.Gate("OnlyInV2", "alpha", ".spec.onlyInV2"))
 	v2 := twoVersions.Spec.Versions[0].DeepCopy()
 	v2.Name, v2.Storage = "v2", false
 	v2.Schema.OpenAPIV3Schema.Properties["spec"].Properties["onlyInV2"] = apiextensionsv1.JSONSchemaProps{Type: "string"}
@@ -60,13 +61,13 @@ func TestFieldGatesHostileInput(t *testing.T) {
 		crd       *apiextensionsv1.CustomResourceDefinition
 		wantCause string
 	}{
-		{"deeply nested path", gatedCronTabCRD("deeptabs", gate("Deep", "alpha", deep)), "fieldPaths[0]"},
-		{"huge path", gatedCronTabCRD("hugetabs", gate("Huge", "alpha", huge)), "fieldPaths[0]"},
-		{"10k gates", gatedCronTabCRD("manytabs", manyGates...), "spec.customFeatureGates.featureGates"},
-		{"CR/LF in the deprecation warning", gatedCronTabCRD("crlftabs", withWarning("bad\r\nX-Injected: yes")), "fieldDeprecationWarning"},
-		{"control character in the deprecation warning", gatedCronTabCRD("ctltabs", withWarning("bell\x07")), "fieldDeprecationWarning"},
-		{"unicode gate name", gatedCronTabCRD("unitabs", gate("Répliques", "alpha", ".spec.replicas")), "featureGates[0].name"},
-		{"path into metadata", gatedCronTabCRD("metatabs", gate("Meta", "alpha", ".metadata.labels")), "fieldPaths[0]"},
+		{"deeply nested path", featuregatetest.CronTabCRD("deeptabs", featuregatetest.Gate("Deep", "alpha", deep)), "fieldPaths[0]"},
+		{"huge path", featuregatetest.CronTabCRD("hugetabs", featuregatetest.Gate("Huge", "alpha", huge)), "fieldPaths[0]"},
+		{"10k gates", featuregatetest.CronTabCRD("manytabs", manyGates...), "spec.customFeatureGates.featureGates"},
+		{"CR/LF in the deprecation warning", featuregatetest.CronTabCRD("crlftabs", withWarning("bad\r\nX-Injected: yes")), "fieldDeprecationWarning"},
+		{"control character in the deprecation warning", featuregatetest.CronTabCRD("ctltabs", withWarning("bell\x07")), "fieldDeprecationWarning"},
+		{"unicode gate name", featuregatetest.CronTabCRD("unitabs", featuregatetest.Gate("Répliques", "alpha", ".spec.replicas")), "featureGates[0].name"},
+		{"path into metadata", featuregatetest.CronTabCRD("metatabs", featuregatetest.Gate("Meta", "alpha", ".metadata.labels")), "fieldPaths[0]"},
 		{"path only in a non-storage version", twoVersions, "fieldPaths[0]"},
 	}
 	for _, tc := range creates {
@@ -89,7 +90,7 @@ func TestFieldGatesHostileInput(t *testing.T) {
 	}
 
 	// Malformed patches of a valid CRD leave it untouched.
-	crd := env.createCRD(t, gatedCronTabCRD("patchtabs", gate("ReplicasFeatureGate", "alpha", ".spec.replicas")))
+	crd := env.createCRD(t, featuregatetest.CronTabCRD("patchtabs", featuregatetest.Gate("ReplicasFeatureGate", "alpha", ".spec.replicas")))
 	key := path.Join("/", env.prefix, "apiextensions.k8s.io", "customresourcedefinitions", crd.Name)
 	before, err := env.etcd.Get(context.Background(), key)
 	if err != nil || len(before.Kvs) != 1 {

@@ -21,6 +21,7 @@ import (
 	"testing"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apiextensions-apiserver/test/featuregatetest"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
@@ -32,24 +33,24 @@ func TestFieldGatesEnabledRulesOnCreate(t *testing.T) {
 	enableFeature(t, true)
 	env := startGatesServer(t, "")
 
-	alphaEnabled := gate("AlphaEnabled", "alpha", ".spec.image")
+	alphaEnabled := featuregatetest.Gate("AlphaEnabled", "alpha", ".spec.image")
 	alphaEnabled.Enabled = ptr.To(true)
-	betaOff := gate("BetaDefaultOff", "beta", ".spec.advanced")
+	betaOff := featuregatetest.Gate("BetaDefaultOff", "beta", ".spec.advanced")
 	betaOff.Default = ptr.To(false)
-	betaOverridden := gate("BetaOverridden", "beta", ".spec.owner")
+	betaOverridden := featuregatetest.Gate("BetaOverridden", "beta", ".spec.owner")
 	betaOverridden.Default, betaOverridden.Enabled = ptr.To(false), ptr.To(true)
-	deprecatedOn := gate("DeprecatedOn", "deprecated", ".spec.legacy")
+	deprecatedOn := featuregatetest.Gate("DeprecatedOn", "deprecated", ".spec.legacy")
 	deprecatedOn.Default = ptr.To(true)
-	deprecatedOff := gate("DeprecatedOff", "deprecated", ".spec.retired")
+	deprecatedOff := featuregatetest.Gate("DeprecatedOff", "deprecated", ".spec.retired")
 	deprecatedOff.Default = ptr.To(false)
 
-	crd := env.createCRD(t, gatedCronTabCRD("rulecrontabs",
-		gate("AlphaGate", "alpha", ".spec.cronSpec"), // rule 5: alpha without enabled or default
+	crd := env.createCRD(t, featuregatetest.CronTabCRD("rulecrontabs",
+		featuregatetest.Gate("AlphaGate", "alpha", ".spec.cronSpec"), // rule 5: alpha without enabled or default
 		alphaEnabled, // rule 2: enabled wins
-		gate("BetaGate", "beta", ".spec.replicas"), // rule 4
+		featuregatetest.Gate("BetaGate", "beta", ".spec.replicas"), // rule 4
 		betaOff,        // rule 3: default
 		betaOverridden, // rule 2 before rule 3
-		gate("StableGate", "stable", ".spec.ports"), // rule 1
+		featuregatetest.Gate("StableGate", "stable", ".spec.ports"), // rule 1
 		deprecatedOn,  // rule 3
 		deprecatedOff, // rule 3
 	))
@@ -76,14 +77,14 @@ func TestFieldGatesUpdateMatrix(t *testing.T) {
 	enableFeature(t, true)
 	env := startGatesServer(t, "")
 
-	replicas := gate("ReplicasFeatureGate", "alpha", ".spec.replicas")
+	replicas := featuregatetest.Gate("ReplicasFeatureGate", "alpha", ".spec.replicas")
 	replicas.Enabled = ptr.To(true)
-	parent := gate("AdvancedGate", "alpha", ".spec.advanced")
+	parent := featuregatetest.Gate("AdvancedGate", "alpha", ".spec.advanced")
 	parent.Enabled = ptr.To(true)
-	child := gate("LevelGate", "beta", ".spec.advanced.level") // enabled on its own
-	protocol := gate("AppProtocolGate", "alpha", ".spec.ports[*].appProtocol")
+	child := featuregatetest.Gate("LevelGate", "beta", ".spec.advanced.level") // enabled on its own
+	protocol := featuregatetest.Gate("AppProtocolGate", "alpha", ".spec.ports[*].appProtocol")
 	protocol.Enabled = ptr.To(true)
-	crd := env.createCRD(t, gatedCronTabCRD("matrixcrontabs", replicas, parent, child, protocol))
+	crd := env.createCRD(t, featuregatetest.CronTabCRD("matrixcrontabs", replicas, parent, child, protocol))
 
 	type step struct {
 		name, old, new, want string
@@ -150,12 +151,12 @@ func TestFieldGatesUpdateMatrix(t *testing.T) {
 func TestFieldGatesDeprecationWarnings(t *testing.T) {
 	enableFeature(t, true)
 	env := startGatesServer(t, "")
-	plain := gate("LegacyField", "deprecated", ".spec.legacy")
+	plain := featuregatetest.Gate("LegacyField", "deprecated", ".spec.legacy")
 	plain.Default = ptr.To(true)
-	custom := gate("RetiredField", "deprecated", ".spec.retired")
+	custom := featuregatetest.Gate("RetiredField", "deprecated", ".spec.retired")
 	custom.Default = ptr.To(true)
 	custom.FieldDeprecationWarning = ptr.To("spec.retired is ignored since v2; use spec.image")
-	crd := env.createCRD(t, gatedCronTabCRD("deprecatedcrontabs", plain, custom))
+	crd := env.createCRD(t, featuregatetest.CronTabCRD("deprecatedcrontabs", plain, custom))
 
 	env.create(t, crd, "a", `"spec":{"legacy":"x","retired":"y"}`)
 	env.assertStored(t, crd, "a", `"spec":{"legacy":"x","retired":"y"}`, 1)
@@ -175,10 +176,10 @@ func TestFieldGatesDeprecationWarnings(t *testing.T) {
 func TestFieldGatesWritePaths(t *testing.T) {
 	enableFeature(t, true)
 	env := startGatesServer(t, "")
-	replicas := gate("ReplicasFeatureGate", "alpha", ".spec.replicas")
+	replicas := featuregatetest.Gate("ReplicasFeatureGate", "alpha", ".spec.replicas")
 	replicas.Enabled = ptr.To(true)
-	ready := gate("ReadyGate", "alpha", ".status.ready")
-	crd := env.createCRD(t, gatedCronTabCRD("writecrontabs", replicas, ready))
+	ready := featuregatetest.Gate("ReadyGate", "alpha", ".status.ready")
+	crd := env.createCRD(t, featuregatetest.CronTabCRD("writecrontabs", replicas, ready))
 	notUpdated := ".spec.replicas was not updated: feature gate ReplicasFeatureGate (alpha) is disabled; the stored value was kept"
 	dropped := ".spec.replicas was dropped: feature gate ReplicasFeatureGate (alpha) is disabled"
 
@@ -300,7 +301,7 @@ func TestFieldGatesCRDServerSideApply(t *testing.T) {
 // still carries gates, and the gates themselves stay stored.
 func TestFieldGatesFeatureOff(t *testing.T) {
 	var prefix string
-	crd := gatedCronTabCRD("offcrontabs", gate("ReplicasFeatureGate", "alpha", ".spec.replicas"))
+	crd := featuregatetest.CronTabCRD("offcrontabs", featuregatetest.Gate("ReplicasFeatureGate", "alpha", ".spec.replicas"))
 	t.Run("created with the feature on", func(t *testing.T) {
 		enableFeature(t, true)
 		env := startGatesServer(t, "")
@@ -332,7 +333,7 @@ func TestFieldGatesFeatureOff(t *testing.T) {
 			t.Errorf("the CRD lost its gates on update with the feature off: %+v", g)
 		}
 		// A new CRD cannot start using the field while the feature is off.
-		fresh := gatedCronTabCRD("freshcrontabs", gate("ReplicasFeatureGate", "alpha", ".spec.replicas"))
+		fresh := featuregatetest.CronTabCRD("freshcrontabs", featuregatetest.Gate("ReplicasFeatureGate", "alpha", ".spec.replicas"))
 		fresh.Spec.Group, fresh.Name = "fresh.example.com", "freshcrontabs.fresh.example.com"
 		fresh = env.createCRD(t, fresh)
 		if fresh.Spec.CustomFeatureGates != nil || env.storedCRD(t, fresh.Name).Spec.CustomFeatureGates != nil {

@@ -24,6 +24,7 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apiextensions-apiserver/test/featuregatetest"
 	"k8s.io/apiextensions-apiserver/test/integration/fixtures"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -92,10 +93,10 @@ func TestFieldGateMetrics(t *testing.T) {
 		dropsName  = "apiextensions_custom_feature_gate_field_drops_total"
 		replicasIn = `"spec":{"replicas":3,"image":"a"}`
 	)
-	crd := env.createCRD(t, gatedCronTabCRD(resource,
-		gate("ReplicasGate", "alpha", ".spec.replicas"),
-		gate("ImageGate", "beta", ".spec.image"),
-		gate("ReadyGate", "alpha", ".status.ready"),
+	crd := env.createCRD(t, featuregatetest.CronTabCRD(resource,
+		featuregatetest.Gate("ReplicasGate", "alpha", ".spec.replicas"),
+		featuregatetest.Gate("ImageGate", "beta", ".spec.image"),
+		featuregatetest.Gate("ReadyGate", "alpha", ".status.ready"),
 	))
 	waitForSeries(t, gaugeName, group, resource, "ImageGate/beta=1,ReadyGate/alpha=0,ReplicasGate/alpha=0", "name", "stage")
 

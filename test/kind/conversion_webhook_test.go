@@ -33,12 +33,12 @@ import (
 	"fmt"
 	"math/big"
 	"os"
-	"sync"
 	"testing"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apiextensions-apiserver/test/featuregatetest"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -52,27 +52,7 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// warningRecorder keeps the warnings of the requests made since the last reset.
-type warningRecorder struct {
-	mu       sync.Mutex
-	warnings []string
-}
-
-func (w *warningRecorder) HandleWarningHeader(code int, agent, text string) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.warnings = append(w.warnings, text)
-}
-
-func (w *warningRecorder) take() []string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	got := w.warnings
-	w.warnings = nil
-	return got
-}
-
-func clients(t *testing.T) (*kubernetes.Clientset, dynamic.Interface, *warningRecorder) {
+func clients(t *testing.T) (*kubernetes.Clientset, dynamic.Interface, *featuregatetest.WarningRecorder) {
 	t.Helper()
 	kubeconfig := os.Getenv("KIND_KUBECONFIG")
 	if kubeconfig == "" {
@@ -82,7 +62,7 @@ func clients(t *testing.T) (*kubernetes.Clientset, dynamic.Interface, *warningRe
 	if err != nil {
 		t.Fatalf("reading %s: %v", kubeconfig, err)
 	}
-	recorder := &warningRecorder{}
+	recorder := &featuregatetest.WarningRecorder{}
 	config.WarningHandler = recorder
 	core, err := kubernetes.NewForConfig(config)
 	if err != nil {
@@ -290,7 +270,7 @@ func TestConversionWebhookPodGatesStorageVersion(t *testing.T) {
 		}); err != nil {
 			t.Fatalf("the CRD did not serve PortField enabled=%t: %v (last error: %v)", enabled, err, last)
 		}
-		warnings.take()
+		warnings.Take()
 	}
 	served(false)
 
@@ -304,7 +284,7 @@ func TestConversionWebhookPodGatesStorageVersion(t *testing.T) {
 	if _, err := dyn.Resource(v2GVR).Namespace(ns.Name).Create(ctx, v2, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if got := warnings.take(); len(got) != 1 || got[0] != wantWarning {
+	if got := warnings.Take(); len(got) != 1 || got[0] != wantWarning {
 		t.Errorf("create as v2 with PortField off: warnings %q, want [%q]", got, wantWarning)
 	}
 	expect(t, ctx, dyn, ns.Name, "direct", "direct.example.com", nil, "direct.example.com:")
@@ -318,7 +298,7 @@ func TestConversionWebhookPodGatesStorageVersion(t *testing.T) {
 	if _, err := dyn.Resource(v1GVR).Namespace(ns.Name).Create(ctx, endpoint("db", "db.example.com:5432"), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if got := warnings.take(); len(got) != 1 || got[0] != wantWarning {
+	if got := warnings.Take(); len(got) != 1 || got[0] != wantWarning {
 		t.Errorf("create as v1 with PortField off: warnings %q, want [%q]", got, wantWarning)
 	}
 	expect(t, ctx, dyn, ns.Name, "db", "db.example.com", ptr.To(""), "db.example.com:")
@@ -340,7 +320,7 @@ func TestConversionWebhookPodGatesStorageVersion(t *testing.T) {
 	if _, err := dyn.Resource(v1GVR).Namespace(ns.Name).Update(ctx, current, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if got := warnings.take(); len(got) != 0 {
+	if got := warnings.Take(); len(got) != 0 {
 		t.Errorf("update as v1 with PortField on: warnings %q, want none", got)
 	}
 	expect(t, ctx, dyn, ns.Name, "db", "db.example.com", ptr.To("5433"), "db.example.com:5433")
