@@ -14,14 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package featuregates implements KEP-2608's field-level feature gates for custom resources:
-// the field path syntax and its resolution against a structural schema, the rules that
-// decide whether a gate is enabled, and (in the files beside this one) the compiled per-CRD
-// index and its application to the objects of a write.
-//
-// Like pruning and defaulting, it knows structural schemas and unstructured objects, and
-// nothing of the registry or the handlers. Of the API types it reads only the v1 gates, in
-// one place (SpecsFromV1), so that every caller compiles a CRD's gates the same way.
 package featuregates
 
 import (

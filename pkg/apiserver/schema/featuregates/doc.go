@@ -1,0 +1,58 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package featuregates implements KEP-2608's field-level feature gates for custom resources.
+// Like pruning and defaulting, it knows structural schemas and unstructured objects, and
+// nothing of the registry or the handlers. Of the API types it reads only the gates, in
+// one place (crd.go), so that every caller compiles a CRD's gates the same way.
+//
+// # Vocabulary
+//
+// One word per concept, in code, comments and docs:
+//
+//   - the feature: the kube-apiserver feature gate CRDFieldLevelVersioning
+//     (k8s.io/apiextensions-apiserver/pkg/features). With it off, nothing here runs.
+//   - gate: a custom feature gate that a CRD declares in spec.customFeatureGates. This
+//     package is about gates; "feature gate" alone always means the feature.
+//   - gated path: one of a gate's fieldPaths, a path in the storage version's schema.
+//   - enabled: a gate's own state (Enabled, by KEP-2608's rules). A path is effectively
+//     disabled when its gate, or the gate of a gated path above it, is not enabled; a path
+//     that is not effectively disabled is live.
+//   - field gating: what the server does to a custom resource write with a CRD's gates
+//     (drop, keep the stored value, warn). In the registry, customresource.FieldGates is the
+//     field gating of one CRD revision: an Index plus the storage version and converter.
+//
+// # Pipeline
+//
+// Parse once, compile once per CRD revision, apply per request:
+//
+//  1. path.go: ParsePath reads the path syntax (.a.b[*].c); resolve.go: Resolve checks a
+//     path against a structural schema. CRD validation calls both; it never re-implements them.
+//  2. enabled.go: Enabled and States decide whether a gate is enabled.
+//  3. crd.go: SpecsFromV1 and SpecsFromInternal read a CRD's gates as GateSpecs.
+//  4. index.go: Compile builds the Index of a CRD revision: every gated path, and a trie of
+//     the effectively disabled ones, which is all a write needs to walk.
+//  5. apply.go: Index.PrepareForCreate and Index.PrepareForUpdate apply the trie to the
+//     unstructured objects of a write (drop on create, keep the stored value on update;
+//     equal.go compares values) and return the Changes; warnings.go turns Changes and
+//     deprecated fields into warning texts.
+//  6. defaults.go: Index.WithoutDisabledDefaults gives the schema that defaulting uses, with
+//     no default at an effectively disabled path.
+//  7. query.go, describe.go: what the OpenAPI builder, pkg/apihelpers and kubectl
+//     featuregates ask of an Index (which gated path disables a path, its stage note).
+//
+// The write path through the server, hook by hook, is docs/write-path.md.
+package featuregates
