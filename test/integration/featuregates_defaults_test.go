@@ -18,11 +18,14 @@ package integration
 
 import (
 	"context"
+	"path"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apiextensions-apiserver/test/featuregatetest"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
@@ -34,11 +37,11 @@ import (
 // .spec.advanced.mode to "Fast" (ModeGate, beta, set disabled), below .spec.advanced
 // (AdvancedGate, alpha, set enabled).
 func defaultedCronTabCRD(plural string) *apiextensionsv1.CustomResourceDefinition {
-	modeGate := gate("ModeGate", "beta", ".spec.advanced.mode")
+	modeGate := featuregatetest.Gate("ModeGate", "beta", ".spec.advanced.mode")
 	modeGate.Enabled = ptr.To(false)
-	advancedGate := gate("AdvancedGate", "alpha", ".spec.advanced")
+	advancedGate := featuregatetest.Gate("AdvancedGate", "alpha", ".spec.advanced")
 	advancedGate.Enabled = ptr.To(true)
-	crd := gatedCronTabCRD(plural, gate("ReplicasFeatureGate", "alpha", ".spec.replicas"), advancedGate, modeGate)
+	crd := featuregatetest.CronTabCRD(plural, featuregatetest.Gate("ReplicasFeatureGate", "alpha", ".spec.replicas"), advancedGate, modeGate)
 	spec := crd.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"]
 	replicas := spec.Properties["replicas"]
 	replicas.Default = &apiextensionsv1.JSON{Raw: []byte(`1`)}
@@ -153,4 +156,63 @@ func TestFieldGatesSchemaDefaultsNested(t *testing.T) {
 		t.Fatal(err)
 	}
 	assertSpec(t, "a read with both gates on", got, map[string]interface{}{"cronSpec": "b", "advanced": map[string]interface{}{"level": int64(2), "mode": "Fast"}})
+}
+
+// TestFieldGatesNamedMapKeyDefault: a gate cannot take a default from one key of a map,
+// since the map's value schema is shared by every key. The server rejects such a gated path
+// with a clear error, and the path that gates every key ([*]) keeps the default away from
+// every key, in etcd and on reads.
+func TestFieldGatesNamedMapKeyDefault(t *testing.T) {
+	enableFeature(t, true)
+	env := startGatesServer(t, "")
+	withTiers := func(plural string, gates ...apiextensionsv1.CustomResourceDefinitionFeatureGate) *apiextensionsv1.CustomResourceDefinition {
+		crd := featuregatetest.CronTabCRD(plural, gates...)
+		spec := crd.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"]
+		spec.Properties["tiers"] = apiextensionsv1.JSONSchemaProps{
+			Type: "object",
+			AdditionalProperties: &apiextensionsv1.JSONSchemaPropsOrBool{Allows: true, Schema: &apiextensionsv1.JSONSchemaProps{
+				Type: "object",
+				Properties: map[string]apiextensionsv1.JSONSchemaProps{
+					"size": {Type: "integer", Default: &apiextensionsv1.JSON{Raw: []byte(`1`)}},
+					"name": {Type: "string"},
+				},
+			}},
+		}
+		crd.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"] = spec
+		return crd
+	}
+
+	rejected := withTiers("namedkeydefaults", featuregatetest.Gate("GoldSize", "alpha", ".spec.tiers.gold.size"))
+	_, err := env.apiext.ApiextensionsV1().CustomResourceDefinitions().Create(context.Background(), rejected, metav1.CreateOptions{})
+	if !apierrors.IsInvalid(err) {
+		t.Fatalf("creating a CRD with a default below a gated named map key: got %v, want Invalid", err)
+	}
+	wantCause := metav1.StatusCause{
+		Type:  metav1.CauseTypeFieldValueInvalid,
+		Field: "spec.customFeatureGates.featureGates[0].fieldPaths[0]",
+		Message: `Invalid value: ".spec.tiers.gold.size": must not go through the named key "gold" of the map .spec.tiers when the map's value schema in the storage version "v1" has a default at or below the rest of the path: ` +
+			`that schema is shared by every key, so the default cannot follow the gate; gate every key (.spec.tiers[*]...) or remove the default`,
+	}
+	if diff := cmp.Diff([]metav1.StatusCause{wantCause}, err.(apierrors.APIStatus).Status().Details.Causes); diff != "" {
+		t.Errorf("causes (-want +got):\n%s", diff)
+	}
+	resp, err := env.etcd.Get(context.Background(), path.Join("/", env.prefix, "apiextensions.k8s.io", "customresourcedefinitions", rejected.Name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.Kvs) != 0 {
+		t.Errorf("the rejected CRD was stored")
+	}
+
+	crd := env.createCRD(t, withTiers("namedkeyalls", featuregatetest.Gate("Sizes", "alpha", ".spec.tiers[*].size")))
+	env.create(t, crd, "a", `"spec":{"tiers":{"gold":{"name":"g"},"silver":{}}}`)
+	env.assertWarnings(t)
+	env.assertStored(t, crd, "a", `"spec":{"tiers":{"gold":{"name":"g"},"silver":{}}}`, 1)
+	got, err := env.client(crd).Get(context.Background(), "a", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(map[string]interface{}{"tiers": map[string]interface{}{"gold": map[string]interface{}{"name": "g"}, "silver": map[string]interface{}{}}}, specOf(t, got)); diff != "" {
+		t.Errorf("read spec (-want +got):\n%s", diff)
+	}
 }

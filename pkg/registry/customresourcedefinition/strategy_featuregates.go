@@ -36,13 +36,19 @@ func dropDisabledCustomFeatureGates(newCRD, oldCRD *apiextensions.CustomResource
 	newCRD.Spec.CustomFeatureGates = nil
 }
 
-// customFeatureGateWarnings are the fork's warnings for a CRD create or update, while the
-// CRDFieldLevelVersioning feature gate is enabled: gates that no field path and no CEL rule
-// uses. (A schema default on a gated field path needs no warning: the server applies no
-// default at an effectively disabled path, see featuregates.Index.WithoutDisabledDefaults.)
-func customFeatureGateWarnings(crd *apiextensions.CustomResourceDefinition) []string {
-	if !utilfeature.DefaultFeatureGate.Enabled(apiextensionsfeatures.CRDFieldLevelVersioning) {
-		return nil
+// gateWarnings are the fork's warnings for a CRD create (oldCRD nil) or update. On update, a
+// gated field path that the new storage schema no longer has (whatever the feature's state:
+// the field is kept where it is in use); while the CRDFieldLevelVersioning feature gate is
+// enabled, gates that no field path and no CEL rule uses. (A schema default on a gated field
+// path needs no warning: the server applies no default at an effectively disabled path, see
+// featuregates.Index.WithoutDisabledDefaults.)
+func gateWarnings(newCRD, oldCRD *apiextensions.CustomResourceDefinition) []string {
+	var warnings []string
+	if oldCRD != nil {
+		warnings = validation.UnresolvedGatedPathWarnings(&newCRD.Spec, &oldCRD.Spec)
 	}
-	return validation.CustomFeatureGatesUnusedWarnings(&crd.Spec)
+	if utilfeature.DefaultFeatureGate.Enabled(apiextensionsfeatures.CRDFieldLevelVersioning) {
+		warnings = append(warnings, validation.UnusedGateWarnings(&newCRD.Spec)...)
+	}
+	return warnings
 }

@@ -93,7 +93,7 @@ func validateCustomFeatureGates(spec *apiextensions.CustomResourceDefinitionSpec
 		pathsPath := gatePath.Child("fieldPaths")
 		if len(gate.FieldPaths) == 0 {
 			// A gate may guard only values or rules (featureGates.<Name> in CEL rules); one
-			// that guards nothing draws a warning (CustomFeatureGatesUnusedWarnings).
+			// that guards nothing draws a warning (UnusedGateWarnings).
 			continue
 		}
 		if len(gate.FieldPaths) > MaxCustomFeatureGateFieldPaths {
@@ -134,6 +134,8 @@ func validateCustomFeatureGates(spec *apiextensions.CustomResourceDefinitionSpec
 			if resolve {
 				if err := featuregates.Resolve(p, schema); err != nil {
 					allErrs = append(allErrs, field.Invalid(pathPath(), raw, fmt.Sprintf("must exist in the schema of the storage version %q: %v", storageVersion, err)))
+				} else if mapPath, key, found := featuregates.DefaultBelowNamedKey(p, schema); found {
+					allErrs = append(allErrs, field.Invalid(pathPath(), raw, namedKeyDefaultDetail(mapPath, key, storageVersion)))
 				}
 			}
 		}
@@ -252,10 +254,12 @@ func storageStructuralSchema(spec *apiextensions.CustomResourceDefinitionSpec) (
 	return s, storage.Name
 }
 
-// CustomFeatureGatesWarnings returns warnings for a CRD update: a gated field path that an
+// UnresolvedGatedPathWarnings returns warnings for a CRD update: a gated field path that an
 // unchanged gate keeps, but that the new storage schema no longer has. Such a path is not
-// an error (the gate was valid when it was written), but it guards nothing.
-func CustomFeatureGatesWarnings(spec, oldSpec *apiextensions.CustomResourceDefinitionSpec) []string {
+// an error (the gate was valid when it was written), but it guards nothing. Likewise a
+// path of an unchanged gate below a named map key whose value schema now has a default
+// there (see namedKeyDefaultDetail): that default does not follow the gate.
+func UnresolvedGatedPathWarnings(spec, oldSpec *apiextensions.CustomResourceDefinitionSpec) []string {
 	if spec.CustomFeatureGates == nil || oldSpec == nil || oldSpec.CustomFeatureGates == nil {
 		return nil
 	}
@@ -281,8 +285,19 @@ func CustomFeatureGatesWarnings(spec, oldSpec *apiextensions.CustomResourceDefin
 			if err := featuregates.Resolve(p, schema); err != nil {
 				warnings = append(warnings, fmt.Sprintf("%s: field path %s of feature gate %s is no longer in the schema of the storage version %q, so the gate does not guard it: %v",
 					base.Index(i).Child("fieldPaths").Index(j), p.String(), gate.Name, storageVersion, err))
+			} else if mapPath, key, found := featuregates.DefaultBelowNamedKey(p, schema); found {
+				warnings = append(warnings, fmt.Sprintf("%s: field path %s of feature gate %s: %s; it is kept because the gate did not change, and that default is applied while the gate is disabled",
+					base.Index(i).Child("fieldPaths").Index(j), p.String(), gate.Name, namedKeyDefaultDetail(mapPath, key, storageVersion)))
 			}
 		}
 	}
 	return warnings
+}
+
+// namedKeyDefaultDetail explains why a gated path through the named key of the map at
+// mapPath cannot have a default below it (featuregates.DefaultBelowNamedKey).
+func namedKeyDefaultDetail(mapPath featuregates.Path, key, storageVersion string) string {
+	return fmt.Sprintf("must not go through the named key %q of the map %s when the map's value schema in the storage version %q has a default at or below the rest of the path: "+
+		"that schema is shared by every key, so the default cannot follow the gate; gate every key (%s[*]...) or remove the default",
+		key, mapPath.String(), storageVersion, mapPath.String())
 }

@@ -49,10 +49,10 @@ func withCustomFeatureGatesCEL(opts *validationOptions, spec *apiextensions.Cust
 	opts.celValidatorOptions = []cel.ValidatorOption{cel.WithBaseEnvSet(envSet)}
 }
 
-// CustomFeatureGatesUnusedWarnings returns a warning for each declared gate that guards no
+// UnusedGateWarnings returns a warning for each declared gate that guards no
 // field path and that no x-kubernetes-validations rule or messageExpression of any version
 // reads as featureGates.<Name>: such a gate does nothing.
-func CustomFeatureGatesUnusedWarnings(spec *apiextensions.CustomResourceDefinitionSpec) []string {
+func UnusedGateWarnings(spec *apiextensions.CustomResourceDefinitionSpec) []string {
 	if spec.CustomFeatureGates == nil || len(spec.CustomFeatureGates.FeatureGates) > MaxCustomFeatureGates {
 		return nil
 	}

@@ -114,7 +114,7 @@ func TestValidateCustomFeatureGatesInCELRules(t *testing.T) {
 	}
 }
 
-func TestCustomFeatureGatesUnusedWarnings(t *testing.T) {
+func TestUnusedGateWarnings(t *testing.T) {
 	unused := func(i int, name string) string {
 		return "spec.customFeatureGates.featureGates[" + string(rune('0'+i)) + "]: feature gate " + name + " has no fieldPaths and no x-kubernetes-validations rule reads featureGates." + name + ", so it has no effect"
 	}
@@ -148,7 +148,7 @@ func TestCustomFeatureGatesUnusedWarnings(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			crd := celGatesTestCRD(nil, tc.rules, tc.gates...)
-			if got := CustomFeatureGatesUnusedWarnings(&crd.Spec); !reflect.DeepEqual(got, tc.want) {
+			if got := UnusedGateWarnings(&crd.Spec); !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("got %q\nwant %q", got, tc.want)
 			}
 		})

@@ -55,7 +55,7 @@ func FuzzValidateCustomFeatureGates(f *testing.F) {
 		spec := featureGateTestSpec(g, apiextensions.CustomResourceDefinitionFeatureGate{Name: "Other", PreRelease: "beta", FieldPaths: []string{path2}})
 		old := featureGateTestSpec(g)
 		errs := validateCustomFeatureGates(spec, old.CustomFeatureGates, field.NewPath("spec", "customFeatureGates"))
-		_ = CustomFeatureGatesWarnings(spec, old)
+		_ = UnresolvedGatedPathWarnings(spec, old)
 
 		// The same path in two gates is always rejected: as a duplicate, or for itself.
 		if path1 == path2 && !hasErrorAt(errs, "spec.customFeatureGates.featureGates[1].fieldPaths[0]") {
@@ -107,7 +107,7 @@ func FuzzValidateCustomFeatureGatesInRules(f *testing.F) {
 		}
 		crd := celGatesTestCRD(nil, rules, g)
 		errs := ValidateCustomResourceDefinition(context.Background(), crd)
-		_ = CustomFeatureGatesUnusedWarnings(&crd.Spec)
+		_ = UnusedGateWarnings(&crd.Spec)
 
 		rulePath := "spec.validation.openAPIV3Schema.properties[spec].properties[mode].x-kubernetes-validations[0].rule"
 		compileErr, compiled := false, true

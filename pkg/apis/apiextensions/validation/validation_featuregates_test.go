@@ -21,6 +21,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -227,7 +228,7 @@ func TestValidateCustomFeatureGates(t *testing.T) {
 		},
 		{
 			// A gate may guard only values or rules (featureGates in CEL); an unused one
-			// draws a warning (CustomFeatureGatesUnusedWarnings).
+			// draws a warning (UnusedGateWarnings).
 			name: "fieldPaths may be empty",
 			spec: featureGateTestSpec(gate("Gate", apiextensions.CustomFeatureGateAlpha)),
 		},
@@ -389,7 +390,7 @@ func TestValidateCustomFeatureGatesThroughCRDValidation(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			matcher.Test(t, tc.want, ValidateCustomResourceDefinitionUpdate(ctx, tc.crd, old))
-			warnings := CustomFeatureGatesWarnings(&tc.crd.Spec, &old.Spec)
+			warnings := UnresolvedGatedPathWarnings(&tc.crd.Spec, &old.Spec)
 			if len(warnings) != len(tc.wantWarnings) {
 				t.Fatalf("warnings = %q, want %d starting with %q", warnings, len(tc.wantWarnings), tc.wantWarnings)
 			}
@@ -397,6 +398,85 @@ func TestValidateCustomFeatureGatesThroughCRDValidation(t *testing.T) {
 				if !strings.HasPrefix(warnings[i], tc.wantWarnings[i]) {
 					t.Errorf("warning %d = %q, want prefix %q", i, warnings[i], tc.wantWarnings[i])
 				}
+			}
+		})
+	}
+}
+
+// TestValidateCustomFeatureGatesNamedKeyDefault: a gated path through a named key of a map
+// whose value schema has a default there is rejected when the gate is new or changed, and
+// kept, with a warning, when an update leaves the gate as it was.
+func TestValidateCustomFeatureGatesNamedKeyDefault(t *testing.T) {
+	withMaps := func(sizeDefault bool, gates ...apiextensions.CustomResourceDefinitionFeatureGate) *apiextensions.CustomResourceDefinitionSpec {
+		spec := featureGateTestSpec(gates...)
+		size := apiextensions.JSONSchemaProps{Type: "integer"}
+		if sizeDefault {
+			size.Default = ptr.To(apiextensions.JSON(int64(1)))
+		}
+		spec.Versions[1].Schema.OpenAPIV3Schema.Properties["spec"].Properties["tiers"] = apiextensions.JSONSchemaProps{
+			Type: "object",
+			AdditionalProperties: &apiextensions.JSONSchemaPropsOrBool{Allows: true, Schema: &apiextensions.JSONSchemaProps{
+				Type:       "object",
+				Properties: map[string]apiextensions.JSONSchemaProps{"size": size, "name": {Type: "string"}},
+			}},
+		}
+		return spec
+	}
+	pathOf := func(i, j int) *field.Path {
+		return field.NewPath("spec", "customFeatureGates", "featureGates").Index(i).Child("fieldPaths").Index(j)
+	}
+	detail := `must not go through the named key "gold" of the map .spec.tiers when the map's value schema in the storage version "v1" has a default at or below the rest of the path: ` +
+		`that schema is shared by every key, so the default cannot follow the gate; gate every key (.spec.tiers[*]...) or remove the default`
+	gold := gate("GoldSize", apiextensions.CustomFeatureGateAlpha, ".spec.replicas", ".spec.tiers.gold.size")
+
+	tests := []struct {
+		name         string
+		spec, old    *apiextensions.CustomResourceDefinitionSpec
+		want         field.ErrorList
+		wantWarnings []string
+	}{
+		{
+			name: "create: rejected",
+			spec: withMaps(true, gold),
+			want: field.ErrorList{field.Invalid(pathOf(0, 1), ".spec.tiers.gold.size", detail)},
+		},
+		{name: "create: no default there", spec: withMaps(false, gold)},
+		{name: "create: another field of the key", spec: withMaps(true, gate("GoldName", apiextensions.CustomFeatureGateAlpha, ".spec.tiers.gold.name"))},
+		{name: "create: every key", spec: withMaps(true, gate("Sizes", apiextensions.CustomFeatureGateAlpha, ".spec.tiers[*].size"))},
+		{
+			name: "update that adds the path: rejected",
+			spec: withMaps(true, gold), old: withMaps(true, gate("GoldSize", apiextensions.CustomFeatureGateAlpha, ".spec.replicas")),
+			want: field.ErrorList{field.Invalid(pathOf(0, 1), ".spec.tiers.gold.size", detail)},
+		},
+		{
+			name: "update of a gate that already had it: ratcheted, with a warning",
+			spec: withMaps(true, gold), old: withMaps(true, gold),
+			wantWarnings: []string{pathOf(0, 1).String() + ": field path .spec.tiers.gold.size of feature gate GoldSize: " + detail +
+				"; it is kept because the gate did not change, and that default is applied while the gate is disabled"},
+		},
+		{
+			name: "update that adds the default under an unchanged gate: accepted, with the warning",
+			spec: withMaps(true, gold), old: withMaps(false, gold),
+			wantWarnings: []string{pathOf(0, 1).String() + ": field path .spec.tiers.gold.size of feature gate GoldSize: " + detail +
+				"; it is kept because the gate did not change, and that default is applied while the gate is disabled"},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var oldGates *apiextensions.CustomResourceDefinitionFeatureGates
+			if tc.old != nil {
+				oldGates = tc.old.CustomFeatureGates
+			}
+			got := validateCustomFeatureGates(tc.spec, oldGates, field.NewPath("spec", "customFeatureGates"))
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("errors (-want +got):\n%s", diff)
+			}
+			var warnings []string
+			if tc.old != nil {
+				warnings = UnresolvedGatedPathWarnings(tc.spec, tc.old)
+			}
+			if diff := cmp.Diff(tc.wantWarnings, warnings); diff != "" {
+				t.Errorf("warnings (-want +got):\n%s", diff)
 			}
 		})
 	}

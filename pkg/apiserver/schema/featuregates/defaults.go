@@ -27,8 +27,9 @@ import (
 // upstream's; otherwise it is a copy. Built once per CRD revision, never per request.
 //
 // A field step into a map's additionalProperties names one key, and the map's value schema
-// is shared by every key, so defaults below such a step are left alone; a default can still
-// only fill in a value below a key that the object already has.
+// is shared by every key, so a default below such a step cannot be taken from that key
+// alone: CRD validation rejects a gated path with such a default (DefaultBelowNamedKey), and
+// the walk leaves those schemas alone.
 func (ix *Index) WithoutDisabledDefaults(s *structuralschema.Structural) *structuralschema.Structural {
 	if !ix.HasDisabled() || s == nil {
 		return s
@@ -146,4 +147,128 @@ func (n *node) pruneValue(v interface{}) (interface{}, bool) {
 		}
 	}
 	return v, changed
+}
+
+// DefaultBelowNamedKey reports whether defaulting could put a value at the gated path p
+// (or below it) through a map key: p steps into a map by one named key (a field step into
+// additionalProperties, not `[*]`), and the map's value schema, which every key shares, has
+// a default at the rest of p or below it, or a default whose value holds a value there.
+// WithoutDisabledDefaults cannot take such a default away from one key only, so CRD
+// validation rejects a gate with such a path. mapPath is the path of that map and key the
+// named key. p is expected to resolve in s (Resolve); steps that do not are not followed.
+// Defaults above the map are not such defaults: WithoutDisabledDefaults prunes their values
+// by key.
+func DefaultBelowNamedKey(p Path, s *structuralschema.Structural) (mapPath Path, key string, found bool) {
+	for i, st := range p.steps {
+		if s == nil {
+			return Path{}, "", false
+		}
+		if st.Wildcard {
+			s = elementSchema(s)
+			continue
+		}
+		if prop, ok := s.Properties[st.Field]; ok {
+			s = &prop
+			continue
+		}
+		if s.AdditionalProperties == nil || s.AdditionalProperties.Structural == nil {
+			return Path{}, "", false
+		}
+		if defaultReaches(p.steps[i+1:], s.AdditionalProperties.Structural) {
+			return Path{steps: p.steps[:i]}, st.Field, true
+		}
+		s = s.AdditionalProperties.Structural
+	}
+	return Path{}, "", false
+}
+
+// elementSchema is the schema of the items of a list or the values of a map, or nil.
+func elementSchema(s *structuralschema.Structural) *structuralschema.Structural {
+	switch {
+	case s.Items != nil:
+		return s.Items
+	case s.AdditionalProperties != nil:
+		return s.AdditionalProperties.Structural
+	}
+	return nil
+}
+
+// defaultReaches reports whether a default of s, or of a schema below it, sets a value at
+// steps (relative to s) or below it.
+func defaultReaches(steps []Step, s *structuralschema.Structural) bool {
+	for ; s != nil; steps = steps[1:] {
+		if len(steps) == 0 {
+			return hasDefault(s)
+		}
+		if s.Default.Object != nil && valueAt(s.Default.Object, steps) {
+			return true
+		}
+		st := steps[0]
+		switch {
+		case st.Wildcard:
+			s = elementSchema(s)
+		case s.Properties != nil:
+			prop, ok := s.Properties[st.Field]
+			if !ok {
+				return false
+			}
+			s = &prop
+		case s.AdditionalProperties != nil:
+			s = s.AdditionalProperties.Structural
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+// hasDefault reports whether s or a schema below it has a default.
+func hasDefault(s *structuralschema.Structural) bool {
+	if s == nil {
+		return false
+	}
+	if s.Default.Object != nil {
+		return true
+	}
+	for name := range s.Properties {
+		prop := s.Properties[name]
+		if hasDefault(&prop) {
+			return true
+		}
+	}
+	if hasDefault(s.Items) {
+		return true
+	}
+	return s.AdditionalProperties != nil && hasDefault(s.AdditionalProperties.Structural)
+}
+
+// valueAt reports whether the JSON value v holds a value at steps: `[*]` matches any item
+// of a list or value of a map.
+func valueAt(v interface{}, steps []Step) bool {
+	if len(steps) == 0 {
+		return true
+	}
+	st := steps[0]
+	switch x := v.(type) {
+	case map[string]interface{}:
+		if !st.Wildcard {
+			c, ok := x[st.Field]
+			return ok && valueAt(c, steps[1:])
+		}
+		for _, c := range x {
+			if valueAt(c, steps[1:]) {
+				return true
+			}
+		}
+	case []interface{}:
+		if !st.Wildcard {
+			return false
+		}
+		for _, c := range x {
+			if valueAt(c, steps[1:]) {
+				return true
+			}
+		}
+	}
+	return false
 }

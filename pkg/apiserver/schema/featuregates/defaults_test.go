@@ -27,7 +27,6 @@ import (
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
-	"k8s.io/utils/ptr"
 )
 
 // structuralFromJSON builds a structural schema from a v1 openAPIV3Schema in JSON, as the
@@ -173,12 +172,67 @@ func TestWithoutDisabledDefaults(t *testing.T) {
 	}
 }
 
-// TestWithoutDisabledDefaultsMapKey documents the limit: a path through one key of a map
-// shares the map's value schema with every other key, so its defaults stay.
-func TestWithoutDisabledDefaultsMapKey(t *testing.T) {
-	s := structuralFromJSON(t, defaultsSchema)
-	ix := Compile([]GateSpec{{Name: "H", PreRelease: Alpha, Enabled: ptr.To(false), FieldPaths: []string{".spec.ports.https"}}}, s)
-	if got := ix.WithoutDisabledDefaults(s); got != s {
-		t.Errorf("a default below a map key was changed")
+// TestDefaultBelowNamedKey: a path through one named key of a map, whose value schema is
+// shared by every key, has a default that WithoutDisabledDefaults cannot take from that key
+// alone exactly when the value schema has a default at the rest of the path, below it, or
+// holding a value there.
+func TestDefaultBelowNamedKey(t *testing.T) {
+	s := structuralFromJSON(t, `{"type": "object", "properties": {"spec": {"type": "object",
+	  "default": {"ports": {"http": 80}},
+	  "properties": {
+	    "ports": {"type": "object", "additionalProperties": {"type": "integer", "default": 443}},
+	    "plain": {"type": "object", "additionalProperties": {"type": "object", "properties": {"a": {"type": "string"}}}},
+	    "tiers": {"type": "object", "additionalProperties": {"type": "object", "properties": {
+	      "size": {"type": "integer", "default": 1},
+	      "deep": {"type": "object", "properties": {"x": {"type": "object", "properties": {"y": {"type": "string", "default": "d"}}}}},
+	      "held": {"type": "object", "default": {"k": "v"}, "properties": {"k": {"type": "string"}, "m": {"type": "string"}}},
+	      "none": {"type": "string"}}}},
+	    "lists": {"type": "object", "additionalProperties": {"type": "array",
+	      "default": [{"n": 1}], "items": {"type": "object", "properties": {"n": {"type": "integer"}, "o": {"type": "integer"}}}}},
+	    "nested": {"type": "object", "additionalProperties": {"type": "object", "additionalProperties": {
+	      "type": "object", "properties": {"z": {"type": "string", "default": "z"}, "w": {"type": "string"}}}}},
+	    "items": {"type": "array", "items": {"type": "object", "properties": {
+	      "m": {"type": "object", "additionalProperties": {"type": "object", "properties": {"q": {"type": "integer", "default": 2}}}}}}},
+	    "free": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}}}`)
+	tests := []struct {
+		path    string
+		wantMap string // empty: no such default
+		wantKey string
+	}{
+		{path: ".spec.ports.https", wantMap: ".spec.ports", wantKey: "https"},
+		{path: ".spec.ports[*]"},
+		{path: ".spec.ports"},
+		{path: ".spec.plain.k.a"},
+		{path: ".spec.plain.k"},
+		{path: ".spec.tiers.gold", wantMap: ".spec.tiers", wantKey: "gold"},
+		{path: ".spec.tiers.gold.size", wantMap: ".spec.tiers", wantKey: "gold"},
+		{path: ".spec.tiers.gold.deep", wantMap: ".spec.tiers", wantKey: "gold"},
+		{path: ".spec.tiers.gold.deep.x.y", wantMap: ".spec.tiers", wantKey: "gold"},
+		{path: ".spec.tiers.gold.held.k", wantMap: ".spec.tiers", wantKey: "gold"},
+		{path: ".spec.tiers.gold.held.m"},
+		{path: ".spec.tiers.gold.none"},
+		{path: ".spec.tiers[*].size"},
+		{path: ".spec.lists.a[*].n", wantMap: ".spec.lists", wantKey: "a"},
+		{path: ".spec.lists.a[*].o"},
+		{path: ".spec.nested.a.b.z", wantMap: ".spec.nested", wantKey: "a"},
+		{path: ".spec.nested[*].b.z", wantMap: ".spec.nested[*]", wantKey: "b"},
+		{path: ".spec.nested[*].b.w"},
+		{path: ".spec.nested.a[*].w"},
+		{path: ".spec.items[*].m.k.q", wantMap: ".spec.items[*].m", wantKey: "k"},
+		{path: ".spec.items[*].m[*].q"},
+		{path: ".spec.free.a.b"},
+		{path: ".spec.missing.a"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.path, func(t *testing.T) {
+			p, err := ParsePath(tc.path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			mapPath, key, found := DefaultBelowNamedKey(p, s)
+			if found != (tc.wantMap != "") || mapPath.String() != tc.wantMap || key != tc.wantKey {
+				t.Errorf("DefaultBelowNamedKey = %q, %q, %t; want %q, %q, %t", mapPath.String(), key, found, tc.wantMap, tc.wantKey, tc.wantMap != "")
+			}
+		})
 	}
 }
