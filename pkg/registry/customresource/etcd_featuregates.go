@@ -143,7 +143,7 @@ func gatesWrites(strategy interface{}) bool {
 	case statusStrategy:
 		g = s.fieldGates
 	}
-	return g != nil && (g.index.HasDisabled() || g.index.HasDeprecated())
+	return g != nil && g.acts
 }
 
 // Create is the store's Create; when gating acts on writes, it is a gated write.

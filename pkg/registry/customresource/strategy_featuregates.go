@@ -36,7 +36,10 @@ import (
 // with the CRD's other serving state and shared, read-only, by the strategies of all the
 // CRD's versions.
 type FieldGates struct {
-	index          *featuregates.Index
+	index *featuregates.Index
+	// acts is true when gating acts on writes: an effectively disabled path or a deprecated
+	// gate. Otherwise writes take upstream's path (the fast path), decided by this one field.
+	acts           bool
 	storageVersion schema.GroupVersion
 	// resource is the CRD's plural name, a label of the field gate metrics.
 	resource string
@@ -61,7 +64,7 @@ func NewFieldGates(crd *apiextensionsv1.CustomResourceDefinition, storageVersion
 	if index == nil {
 		return nil
 	}
-	g := &FieldGates{index: index, storageVersion: schema.GroupVersion{Group: crd.Spec.Group, Version: storageVersion}, resource: crd.Spec.Names.Plural}
+	g := &FieldGates{index: index, acts: index.HasDisabled() || index.HasDeprecated(), storageVersion: schema.GroupVersion{Group: crd.Spec.Group, Version: storageVersion}, resource: crd.Spec.Names.Plural}
 	if crd.Spec.Conversion != nil && crd.Spec.Conversion.Strategy == apiextensionsv1.WebhookConverter {
 		g.convertor = convertor
 	}
@@ -124,13 +127,13 @@ func (a customResourceStrategy) mainScope() featuregates.Scope {
 // and only for the attempt that was persisted. When the write cannot be brought to the
 // storage version for gating, the write fails (see gatedWrite.fail).
 func (g *FieldGates) prepare(ctx context.Context, obj, old runtime.Object, scope featuregates.Scope) {
-	if g == nil {
-		return
+	if g == nil || !g.acts {
+		return // the fast path: nothing is converted or copied
 	}
 	w := gatedWriteFrom(ctx)
 	w.startAttempt()
 	if !g.index.HasDisabled() {
-		return // the fast path: nothing is converted or copied
+		return
 	}
 	newObj, stored, back, oldContent, err := g.inStorageVersion(obj, old)
 	if err != nil {
@@ -156,7 +159,7 @@ func (g *FieldGates) prepare(ctx context.Context, obj, old runtime.Object, scope
 // deprecationWarnings returns the warnings for fields of deprecated gates the write uses.
 // Inside a gated write they are recorded with the attempt instead, and nil is returned.
 func (g *FieldGates) deprecationWarnings(ctx context.Context, obj, old runtime.Object, scope featuregates.Scope) []string {
-	if g == nil || !g.index.HasDeprecated() {
+	if g == nil || !g.acts || !g.index.HasDeprecated() {
 		return nil
 	}
 	_, stored, _, oldContent, err := g.inStorageVersion(obj, old)
@@ -197,8 +200,11 @@ func (g *FieldGates) inStorageVersion(obj, old runtime.Object) (newObj, stored *
 // when the object is already in the storage version, it is the object itself and back is
 // nil. A conversion failure is returned, and fails the write: it is never left ungated.
 func (g *FieldGates) toStorage(obj *unstructured.Unstructured) (stored *unstructured.Unstructured, back func(stored, into *unstructured.Unstructured) error, err error) {
+	if g.convertor == nil {
+		return obj, nil, nil // conversion None: every version has the storage version's shape
+	}
 	gv := obj.GroupVersionKind().GroupVersion()
-	if g.convertor == nil || gv == g.storageVersion {
+	if gv == g.storageVersion {
 		return obj, nil, nil
 	}
 	out, err := g.convertor.ConvertToVersion(obj.DeepCopy(), g.storageVersion)
