@@ -236,6 +236,25 @@ func TestPluginServerSideApply(t *testing.T) {
 	checkGates(t, crd, map[string]string{"ReplicasFeatureGate": "false", "ImageGate": "true", "CronGate": "unset"})
 }
 
+// TestPluginTogglesUnderOneFieldManager: the admin turns two gates of one CRD on, one after
+// the other, with the default field manager. Each apply configuration carries every field
+// the manager owns, so the second enable keeps the first gate on (a configuration with only
+// the second gate would make the server remove the first gate's enabled).
+func TestPluginTogglesUnderOneFieldManager(t *testing.T) {
+	const crd = "onemgrtabs.e2e.example.com"
+	applyCRD(t, crontabCRD("onemgrtabs", pluginGates), "--server-side", "--field-manager=crd-author")
+	mustFeaturegates(t, "enable", crd, "ReplicasFeatureGate")
+	mustFeaturegates(t, "enable", crd, "ImageGate")
+	checkGates(t, crd, map[string]string{"ReplicasFeatureGate": "true", "ImageGate": "true", "CronGate": "unset"})
+	mustFeaturegates(t, "disable", crd, "ReplicasFeatureGate")
+	checkGates(t, crd, map[string]string{"ReplicasFeatureGate": "false", "ImageGate": "true", "CronGate": "unset"})
+	for _, gate := range []string{"ReplicasFeatureGate", "ImageGate"} {
+		if diff := cmp.Diff(map[string]string{"cluster-admin": "Apply"}, ownersOfEnabled(t, crd, gate)); diff != "" {
+			t.Errorf("owners of %s's enabled (-want +got):\n%s", gate, diff)
+		}
+	}
+}
+
 // nestedCSACRD has a parent gate over .spec.backup and a child gate over
 // .spec.backup.encryption, in the given order.
 func nestedCSACRD(parentFirst bool) string {

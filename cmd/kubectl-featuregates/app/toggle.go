@@ -27,6 +27,7 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/apiextensions-apiserver/pkg/apihelpers"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	applyv1 "k8s.io/apiextensions-apiserver/pkg/client/applyconfiguration/apiextensions/v1"
 	apiextensionsv1client "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset/typed/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -105,22 +106,32 @@ func checkToggle(crd *apiextensionsv1.CustomResourceDefinition, gate string, val
 	return false, nil
 }
 
-// ApplyBody is the server-side apply configuration that sets only enabled of one gate.
-func ApplyBody(crdName, gate string, value bool) []byte {
-	body := map[string]interface{}{
-		"apiVersion": "apiextensions.k8s.io/v1",
-		"kind":       "CustomResourceDefinition",
-		"metadata":   map[string]interface{}{"name": crdName},
-		"spec": map[string]interface{}{
-			"customFeatureGates": map[string]interface{}{
-				"featureGates": []interface{}{
-					map[string]interface{}{"name": gate, "enabled": value},
-				},
-			},
-		},
+// ApplyBody is the server-side apply configuration that sets enabled of one gate, as the
+// field manager fieldManager, on crd as read from the server. It carries every field that
+// manager already owns, with its current value (the extract/modify/apply workflow): an
+// apply configuration is the manager's whole intent, so one that named only this gate
+// would make the server remove the enabled of every other gate the manager had set (a
+// second `enable` on the same CRD would turn the first gate off again).
+func ApplyBody(crd *apiextensionsv1.CustomResourceDefinition, fieldManager, gate string, value bool) ([]byte, error) {
+	ac, err := applyv1.ExtractCustomResourceDefinition(crd, fieldManager)
+	if err != nil {
+		return nil, fmt.Errorf("reading the fields field manager %q owns in %s: %w", fieldManager, crd.Name, err)
 	}
-	b, _ := json.Marshal(body) // cannot fail: strings and a bool
-	return b
+	if ac.Spec == nil {
+		ac.Spec = applyv1.CustomResourceDefinitionSpec()
+	}
+	if ac.Spec.CustomFeatureGates == nil {
+		ac.Spec.CustomFeatureGates = applyv1.CustomResourceDefinitionFeatureGates()
+	}
+	gates := ac.Spec.CustomFeatureGates
+	for i := range gates.FeatureGates {
+		if g := &gates.FeatureGates[i]; g.Name != nil && *g.Name == gate {
+			g.WithEnabled(value)
+			return json.Marshal(ac)
+		}
+	}
+	gates.WithFeatureGates(applyv1.CustomResourceDefinitionFeatureGate().WithName(gate).WithEnabled(value))
+	return json.Marshal(ac)
 }
 
 // GuardedPatch is the JSON patch that sets enabled of the gate at index i, guarded by a
@@ -200,7 +211,11 @@ func (t *Toggler) Toggle(ctx context.Context, crdName, gate string, value bool) 
 	switch method {
 	case MethodApply:
 		force := t.ForceConflicts
-		out, err := t.Client.Patch(ctx, crdName, types.ApplyPatchType, ApplyBody(crdName, gate, value),
+		body, err := ApplyBody(crd, t.FieldManager, gate, value)
+		if err != nil {
+			return nil, err
+		}
+		out, err := t.Client.Patch(ctx, crdName, types.ApplyPatchType, body,
 			metav1.PatchOptions{FieldManager: t.FieldManager, Force: &force, DryRun: dryRun})
 		if err != nil {
 			if apierrors.IsConflict(err) {

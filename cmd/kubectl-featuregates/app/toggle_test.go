@@ -67,13 +67,46 @@ func TestManagedByClientSideApply(t *testing.T) {
 }
 
 func TestBodies(t *testing.T) {
+	// owned is a CRD on which the field manager cluster-admin owns enabled of gate A (set to
+	// true) and ops owns enabled of gate B.
+	owned := func() *apiextensionsv1.CustomResourceDefinition {
+		crd := databaseCRD()
+		crd.Name = "a.b.c"
+		crd.ManagedFields = []metav1.ManagedFieldsEntry{
+			{Manager: "cluster-admin", Operation: metav1.ManagedFieldsOperationApply, APIVersion: "apiextensions.k8s.io/v1", FieldsType: "FieldsV1",
+				FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:spec":{"f:customFeatureGates":{"f:featureGates":{"k:{\"name\":\"A\"}":{".":{},"f:enabled":{},"f:name":{}}}}}}`)}},
+			{Manager: "ops", Operation: metav1.ManagedFieldsOperationApply, APIVersion: "apiextensions.k8s.io/v1", FieldsType: "FieldsV1",
+				FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:spec":{"f:customFeatureGates":{"f:featureGates":{"k:{\"name\":\"B\"}":{".":{},"f:enabled":{},"f:name":{}}}}}}`)}},
+		}
+		crd.Spec.CustomFeatureGates = &apiextensionsv1.CustomResourceDefinitionFeatureGates{FeatureGates: []apiextensionsv1.CustomResourceDefinitionFeatureGate{
+			{Name: "A", PreRelease: "alpha", Enabled: ptr(true)},
+			{Name: "B", PreRelease: "alpha", Enabled: ptr(false)},
+			{Name: "G", PreRelease: "alpha"},
+		}}
+		return crd
+	}
+	fresh := func() *apiextensionsv1.CustomResourceDefinition {
+		crd := owned()
+		crd.ManagedFields = nil
+		return crd
+	}
+	apply := func(crd *apiextensionsv1.CustomResourceDefinition, manager, gate string, value bool) []byte {
+		b, err := ApplyBody(crd, manager, gate, value)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
 	tests := []struct {
 		name string
 		got  []byte
 		want string
 	}{
-		{"apply enable", ApplyBody("a.b.c", "G", true), `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"a.b.c"},"spec":{"customFeatureGates":{"featureGates":[{"enabled":true,"name":"G"}]}}}`},
-		{"apply disable", ApplyBody("a.b.c", "G", false), `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"a.b.c"},"spec":{"customFeatureGates":{"featureGates":[{"enabled":false,"name":"G"}]}}}`},
+		{"apply enable, nothing owned", apply(fresh(), "cluster-admin", "G", true), `{"kind":"CustomResourceDefinition","apiVersion":"apiextensions.k8s.io/v1","metadata":{"name":"a.b.c"},"spec":{"customFeatureGates":{"featureGates":[{"name":"G","enabled":true}]}}}`},
+		{"apply disable, nothing owned", apply(fresh(), "cluster-admin", "G", false), `{"kind":"CustomResourceDefinition","apiVersion":"apiextensions.k8s.io/v1","metadata":{"name":"a.b.c"},"spec":{"customFeatureGates":{"featureGates":[{"name":"G","enabled":false}]}}}`},
+		// The manager's gate A stays in its configuration; ops's gate B is not the manager's.
+		{"apply keeps the manager's other gates", apply(owned(), "cluster-admin", "G", true), `{"kind":"CustomResourceDefinition","apiVersion":"apiextensions.k8s.io/v1","metadata":{"name":"a.b.c"},"spec":{"customFeatureGates":{"featureGates":[{"name":"A","enabled":true},{"name":"G","enabled":true}]}}}`},
+		{"apply changes an owned gate in place", apply(owned(), "cluster-admin", "A", false), `{"kind":"CustomResourceDefinition","apiVersion":"apiextensions.k8s.io/v1","metadata":{"name":"a.b.c"},"spec":{"customFeatureGates":{"featureGates":[{"name":"A","enabled":false}]}}}`},
 		{"guarded patch", GuardedPatch(3, "G", true), `[{"op":"test","path":"/spec/customFeatureGates/featureGates/3/name","value":"G"},{"op":"add","path":"/spec/customFeatureGates/featureGates/3/enabled","value":true}]`},
 	}
 	for _, tc := range tests {
