@@ -189,6 +189,10 @@ test-kind-e2e: $(BIN)/etcd $(BIN)/kube-apiserver ## Kubernetes' e2e specs for CR
 .PHONY: test
 test: verify test-unit test-integration test-e2e test-kind ## Everything CI checks (.ci/run calls exactly this).
 
+.PHONY: gateway-api-crds
+gateway-api-crds: ## Regenerate examples/gateway-api/crds: Gateway API v1.4.0's two channels as one gated CRD set (featuregate-gen channels).
+	hack/fork/gateway-api-crds.sh
+
 .PHONY: fuzz
 fuzz: $(STAMPS)/build ## Run every fuzz target for FUZZTIME each (default 1m).
 	hack/fork/fuzz.sh $(FUZZTIME)

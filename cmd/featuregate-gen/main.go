@@ -30,6 +30,11 @@ limitations under the License.
 // Running it again changes nothing. It never writes a gate's enabled, which is the cluster
 // admin's: an enabled already in a manifest is kept. With -check it writes nothing and
 // fails if a manifest is not up to date.
+//
+// The subcommand channels turns a project's two channels of the same CRDs into one CRD set
+// with gates (see package channels):
+//
+//	featuregate-gen channels --standard DIR --experimental DIR --out DIR [--gates FILE]
 package main
 
 import (
@@ -47,6 +52,9 @@ func main() {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "channels" {
+		return runChannels(args[1:], stdout, stderr)
+	}
 	fs := flag.NewFlagSet("featuregate-gen", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	paths := fs.String("paths", "", "Go package patterns of the API types, comma-separated (as controller-gen's paths=), e.g. ./api/...")

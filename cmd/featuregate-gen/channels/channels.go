@@ -1,0 +1,419 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package channels turns the two channels a project ships (a "standard" and an
+// "experimental" set of the same CRDs) into one set of CRDs with KEP-2608 gates: with every
+// gate off a CRD validates and stores what the standard channel does, with every gate on what
+// the experimental channel does, and turning gates off loses no stored value.
+//
+// For each CRD that both channels ship, the experimental CRD is the base, and every
+// difference of a version's schema becomes gated:
+//   - a field that only the experimental schema has is a gated path (a gate's fieldPaths,
+//     in the storage version);
+//   - a validation that differs (enum values, x-kubernetes-validations rules, required
+//     fields, and the bounds maxItems, maxLength, maxProperties, maximum, their minimums,
+//     and pattern) becomes x-kubernetes-validations rules that read the gate
+//     (featureGates.<Gate>): the standard channel's check while the gate is off, the
+//     experimental one's while it is on. The native keyword keeps the looser of the two
+//     bounds, so that CEL cost estimates stay bounded.
+//
+// A CRD, or a version, that only the experimental channel ships cannot be gated: it is
+// copied as it is and reported. Other differences (a type, a format, a default, list
+// semantics) are reported as notes, and the experimental schema's value is kept.
+package channels
+
+import (
+	"bytes"
+	"fmt"
+	"hash/fnv"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"unicode"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"sigs.k8s.io/yaml"
+)
+
+// Config is the --gates file: gate names and the paths each gate groups, per CRD. A
+// difference at or below a configured path belongs to that gate (the longest configured path
+// wins); other differences get a gate of their own, named after the kind and the path.
+type Config struct {
+	CRDs map[string]CRDConfig `json:"crds"`
+}
+
+// CRDConfig are the gates of one CRD, by the CRD's name.
+type CRDConfig struct {
+	Gates []GateConfig `json:"gates"`
+}
+
+// GateConfig names a gate and the paths it groups (gate path syntax, .spec.a[*].b).
+type GateConfig struct {
+	Name string `json:"name"`
+	// PreRelease is the gate's stage; alpha when empty.
+	PreRelease string   `json:"preRelease,omitempty"`
+	Paths      []string `json:"paths"`
+}
+
+// LoadConfig reads a --gates file.
+func LoadConfig(path string) (*Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var c Config
+	if err := yaml.UnmarshalStrict(data, &c); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	for crd, cc := range c.CRDs {
+		for _, g := range cc.Gates {
+			if !validGateName(g.Name) {
+				return nil, fmt.Errorf("%s: crds[%s]: gate name %q is not UpperCamelCase ([A-Z][A-Za-z0-9]*, at most 63 characters)", path, crd, g.Name)
+			}
+			if len(g.Paths) == 0 {
+				return nil, fmt.Errorf("%s: crds[%s]: gate %s has no paths", path, crd, g.Name)
+			}
+		}
+	}
+	return &c, nil
+}
+
+// MappingRow is one gated difference: which gate guards what, where.
+type MappingRow struct {
+	CRD, Version, Gate, Path string
+	// What is "field" for a gated path, or the keyword whose check is gated ("enum",
+	// "rule", "required", "maxItems", ...).
+	What string
+}
+
+// File is one output manifest.
+type File struct {
+	Name    string
+	Content []byte
+}
+
+// Result is what a run produced.
+type Result struct {
+	Files   []File
+	Mapping []MappingRow
+	// Copied are CRDs (by name) or versions ("<crd> <version>") that only the experimental
+	// channel ships; they are copied as they are.
+	Copied []string
+	// Notes are differences that could not be gated, and inputs that were skipped.
+	Notes []string
+}
+
+// Merge reads the CRD manifests of the two directories and returns one CRD per kind.
+func Merge(standardDir, experimentalDir string, cfg *Config) (*Result, error) {
+	std, stdNotes, err := readDir(standardDir)
+	if err != nil {
+		return nil, err
+	}
+	exp, expNotes, err := readDir(experimentalDir)
+	if err != nil {
+		return nil, err
+	}
+	if cfg == nil {
+		cfg = &Config{}
+	}
+	res := &Result{Notes: append(stdNotes, expNotes...)}
+	names := sets.New[string]()
+	for n := range std {
+		names.Insert(n)
+	}
+	for n := range exp {
+		names.Insert(n)
+	}
+	for _, name := range sets.List(names) {
+		s, e := std[name], exp[name]
+		var out *apiextensionsv1.CustomResourceDefinition
+		file := ""
+		switch {
+		case e == nil:
+			out, file = s.crd, s.file
+			res.Notes = append(res.Notes, fmt.Sprintf("%s: only in the standard channel; copied", name))
+		case s == nil:
+			out, file = e.crd, e.file
+			res.Copied = append(res.Copied, name)
+		default:
+			m := &merger{name: name, kind: e.crd.Spec.Names.Kind, cfg: cfg.CRDs[name], res: res, gates: map[string]*apiextensionsv1.CustomResourceDefinitionFeatureGate{}}
+			out, file = m.crd(s.crd, e.crd), e.file
+		}
+		content, err := marshalCRD(out)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		res.Files = append(res.Files, File{Name: file, Content: content})
+	}
+	sort.Slice(res.Files, func(i, j int) bool { return res.Files[i].Name < res.Files[j].Name })
+	return res, nil
+}
+
+type sourceCRD struct {
+	crd  *apiextensionsv1.CustomResourceDefinition
+	file string
+}
+
+// readDir reads every apiextensions.k8s.io/v1 CustomResourceDefinition of the *.yaml and
+// *.yml files of dir; other documents are skipped with a note.
+func readDir(dir string) (map[string]*sourceCRD, []string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	out := map[string]*sourceCRD{}
+	var notes []string
+	for _, entry := range entries {
+		name := entry.Name()
+		if entry.IsDir() || !(strings.HasSuffix(name, ".yaml") || strings.HasSuffix(name, ".yml")) {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			return nil, nil, err
+		}
+		for i, body := range splitDocs(data) {
+			var meta struct {
+				APIVersion string `json:"apiVersion"`
+				Kind       string `json:"kind"`
+			}
+			if err := yaml.Unmarshal(body, &meta); err != nil {
+				return nil, nil, fmt.Errorf("%s, document %d: %w", filepath.Join(dir, name), i+1, err)
+			}
+			if meta.Kind == "" && meta.APIVersion == "" {
+				continue // empty document
+			}
+			if meta.APIVersion != "apiextensions.k8s.io/v1" || meta.Kind != "CustomResourceDefinition" {
+				notes = append(notes, fmt.Sprintf("%s, document %d: %s %s is not a CRD; skipped", filepath.Join(dir, name), i+1, meta.APIVersion, meta.Kind))
+				continue
+			}
+			crd := &apiextensionsv1.CustomResourceDefinition{}
+			if err := yaml.UnmarshalStrict(body, crd); err != nil {
+				return nil, nil, fmt.Errorf("%s, document %d: %w", filepath.Join(dir, name), i+1, err)
+			}
+			if prev, ok := out[crd.Name]; ok {
+				return nil, nil, fmt.Errorf("%s: CRD %s is also in %s", filepath.Join(dir, name), crd.Name, prev.file)
+			}
+			out[crd.Name] = &sourceCRD{crd: crd, file: name}
+		}
+	}
+	return out, notes, nil
+}
+
+func splitDocs(data []byte) [][]byte {
+	var docs [][]byte
+	var cur []byte
+	for _, line := range bytes.SplitAfter(data, []byte("\n")) {
+		if bytes.Equal(bytes.TrimRight(line, " \r\n"), []byte("---")) {
+			docs, cur = append(docs, cur), nil
+			continue
+		}
+		cur = append(cur, line...)
+	}
+	return append(docs, cur)
+}
+
+// marshalCRD writes a CRD without its status and without server-set metadata.
+func marshalCRD(crd *apiextensionsv1.CustomResourceDefinition) ([]byte, error) {
+	js, err := yaml.Marshal(crd)
+	if err != nil {
+		return nil, err
+	}
+	var obj map[string]interface{}
+	if err := yaml.Unmarshal(js, &obj); err != nil {
+		return nil, err
+	}
+	delete(obj, "status")
+	if meta, ok := obj["metadata"].(map[string]interface{}); ok {
+		delete(meta, "creationTimestamp")
+	}
+	return yaml.Marshal(obj)
+}
+
+// merger merges the two channels of one CRD.
+type merger struct {
+	name, kind string
+	cfg        CRDConfig
+	res        *Result
+	// gates by name, and the default gate names already given to paths.
+	gates        map[string]*apiextensionsv1.CustomResourceDefinitionFeatureGate
+	defaultNames map[string]string
+	version      string
+	storage      bool
+}
+
+func (m *merger) note(format string, args ...interface{}) {
+	m.res.Notes = append(m.res.Notes, fmt.Sprintf("%s %s: ", m.name, m.version)+fmt.Sprintf(format, args...))
+}
+
+func (m *merger) crd(s, e *apiextensionsv1.CustomResourceDefinition) *apiextensionsv1.CustomResourceDefinition {
+	out := e.DeepCopy()
+	// With every gate off the CRD is the standard channel's: its metadata (labels, and
+	// annotations such as a channel annotation) are the standard CRD's.
+	out.ObjectMeta = *s.ObjectMeta.DeepCopy()
+	stdVersions := map[string]*apiextensionsv1.CustomResourceDefinitionVersion{}
+	for i := range s.Spec.Versions {
+		stdVersions[s.Spec.Versions[i].Name] = &s.Spec.Versions[i]
+	}
+	seen := sets.New[string]()
+	// The storage version first: gated paths are paths in its schema.
+	order := make([]int, 0, len(out.Spec.Versions))
+	for i, v := range out.Spec.Versions {
+		if v.Storage {
+			order = append([]int{i}, order...)
+		} else {
+			order = append(order, i)
+		}
+	}
+	for _, i := range order {
+		v := &out.Spec.Versions[i]
+		seen.Insert(v.Name)
+		sv, ok := stdVersions[v.Name]
+		if !ok {
+			m.res.Copied = append(m.res.Copied, m.name+" "+v.Name)
+			continue
+		}
+		m.version, m.storage = v.Name, v.Storage
+		if sv.Storage != v.Storage || sv.Served != v.Served {
+			m.note("served or storage differs between the channels; the experimental channel's is kept")
+		}
+		if sv.Schema == nil || v.Schema == nil || sv.Schema.OpenAPIV3Schema == nil || v.Schema.OpenAPIV3Schema == nil {
+			continue
+		}
+		m.schema(sv.Schema.OpenAPIV3Schema, v.Schema.OpenAPIV3Schema, "")
+	}
+	for _, sv := range s.Spec.Versions {
+		if !seen.Has(sv.Name) {
+			m.res.Notes = append(m.res.Notes, fmt.Sprintf("%s %s: only in the standard channel; copied", m.name, sv.Name))
+			out.Spec.Versions = append(out.Spec.Versions, *sv.DeepCopy())
+		}
+	}
+	if len(m.gates) > 0 {
+		names := make([]string, 0, len(m.gates))
+		for n := range m.gates {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		cfg := &apiextensionsv1.CustomResourceDefinitionFeatureGates{}
+		if e.Spec.CustomFeatureGates != nil {
+			cfg = e.Spec.CustomFeatureGates.DeepCopy()
+		}
+		for _, n := range names {
+			g := m.gates[n]
+			sort.Strings(g.FieldPaths)
+			cfg.FeatureGates = append(cfg.FeatureGates, *g)
+		}
+		out.Spec.CustomFeatureGates = cfg
+	}
+	return out
+}
+
+// gate returns the gate of a difference at path, declaring it on first use. A gated field
+// (what == "field") adds path to the gate's fieldPaths, in the storage version only.
+func (m *merger) gate(path, what string) string {
+	name, stage := "", ""
+	best := -1
+	for _, g := range m.cfg.Gates {
+		for _, p := range g.Paths {
+			if (path == p || strings.HasPrefix(path, p+".") || strings.HasPrefix(path, p+"[")) && len(p) > best {
+				name, stage, best = g.Name, g.PreRelease, len(p)
+			}
+		}
+	}
+	if name == "" {
+		name = m.defaultName(path)
+	}
+	if stage == "" {
+		stage = "alpha"
+	}
+	g, ok := m.gates[name]
+	if !ok {
+		g = &apiextensionsv1.CustomResourceDefinitionFeatureGate{Name: name, PreRelease: apiextensionsv1.CustomFeatureGatePreRelease(stage)}
+		m.gates[name] = g
+	}
+	if what == "field" && m.storage {
+		g.FieldPaths = append(g.FieldPaths, path)
+	}
+	m.res.Mapping = append(m.res.Mapping, MappingRow{CRD: m.name, Version: m.version, Gate: name, Path: path, What: what})
+	return name
+}
+
+// defaultName is the gate name of a path no configured gate covers: the kind and the
+// path's field names in UpperCamelCase, without a leading .spec. (HTTPRouteRulesTimeouts).
+// A name longer than 63 characters is cut, with a hash of the path to keep it unique.
+func (m *merger) defaultName(path string) string {
+	if m.defaultNames == nil {
+		m.defaultNames = map[string]string{}
+	}
+	if n, ok := m.defaultNames[path]; ok {
+		return n
+	}
+	var b strings.Builder
+	b.WriteString(m.kind)
+	trimmed := path
+	if strings.HasPrefix(path, ".spec.") || strings.HasPrefix(path, ".spec[") {
+		trimmed = strings.TrimPrefix(path, ".spec")
+	}
+	for _, seg := range strings.FieldsFunc(trimmed, func(r rune) bool { return r == '.' || r == '[' || r == ']' || r == '*' }) {
+		first := true
+		for _, r := range seg {
+			if !(r < unicode.MaxASCII && (unicode.IsLetter(r) || unicode.IsDigit(r))) {
+				continue
+			}
+			if first {
+				r = unicode.ToUpper(r)
+				first = false
+			}
+			b.WriteRune(r)
+		}
+	}
+	name := b.String()
+	if name == "" || !unicode.IsUpper(rune(name[0])) {
+		name = "Gate" + name
+	}
+	if len(name) > 63 {
+		h := fnv.New32a()
+		h.Write([]byte(path))
+		suffix := fmt.Sprintf("%08X", h.Sum32())
+		name = name[:63-len(suffix)] + suffix
+	}
+	for taken := true; taken; {
+		taken = false
+		for p, n := range m.defaultNames {
+			if n == name && p != path {
+				taken = true
+				name = fmt.Sprintf("%s%d", strings.TrimRight(name, "0123456789"), len(m.defaultNames))
+				break
+			}
+		}
+	}
+	m.defaultNames[path] = name
+	return name
+}
+
+func validGateName(n string) bool {
+	if n == "" || len(n) > 63 || n[0] < 'A' || n[0] > 'Z' {
+		return false
+	}
+	for _, r := range n {
+		if !(r < unicode.MaxASCII && (unicode.IsLetter(r) || unicode.IsDigit(r))) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,104 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package channels
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	apiextensionsfeatures "k8s.io/apiextensions-apiserver/pkg/features"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	featuregatetesting "k8s.io/component-base/featuregate/testing"
+)
+
+// moduleDir downloads a module from the Go module proxy and returns its directory.
+func moduleDir(t *testing.T, module string) string {
+	t.Helper()
+	out, err := exec.Command("go", "mod", "download", "-json", module).Output()
+	var info struct{ Dir, Error string }
+	if jerr := json.Unmarshal(out, &info); jerr != nil || err != nil || info.Dir == "" {
+		t.Fatalf("go mod download %s: %v %s %s", module, err, info.Error, out)
+	}
+	return info.Dir
+}
+
+// The generator is not tuned to one release: the channel pairs of several Gateway API
+// releases merge, every merged CRD passes the server's CRD validation as it is (gates,
+// paths, the generated CEL rules and their cost), and a second run changes no byte.
+func TestMergeGatewayAPIReleases(t *testing.T) {
+	featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, apiextensionsfeatures.CRDFieldLevelVersioning, true)
+	for _, version := range []string{"v1.2.1", "v1.3.0", "v1.4.0"} {
+		t.Run(version, func(t *testing.T) {
+			dir := filepath.Join(moduleDir(t, "sigs.k8s.io/gateway-api@"+version), "config", "crd")
+			std, exp := filepath.Join(dir, "standard"), filepath.Join(dir, "experimental")
+			res, err := Merge(std, exp, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			gated := map[string]int{}
+			for _, r := range res.Mapping {
+				if r.What == "field" {
+					gated[r.CRD]++
+				}
+			}
+			// HTTPRoute has experimental fields in every release.
+			if gated["httproutes.gateway.networking.k8s.io"] == 0 {
+				t.Errorf("no gated field in HTTPRoute: %+v", res.Mapping)
+			}
+			for _, f := range res.Files {
+				validate(t, decode(t, f.Content))
+			}
+			again, err := Merge(std, exp, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range res.Files {
+				if !bytes.Equal(res.Files[i].Content, again.Files[i].Content) {
+					t.Errorf("%s differs between two runs", res.Files[i].Name)
+				}
+			}
+			t.Logf("%s: %d files, %d gated differences, %d copied, %d notes", version, len(res.Files), len(res.Mapping), len(res.Copied), len(res.Notes))
+		})
+	}
+}
+
+// examples/gateway-api/crds is what `make gateway-api-crds` writes: the generator run on
+// Gateway API v1.4.0, unchanged.
+func TestGatewayAPIExampleUpToDate(t *testing.T) {
+	dir := filepath.Join(moduleDir(t, "sigs.k8s.io/gateway-api@v1.4.0"), "config", "crd")
+	res, err := Merge(filepath.Join(dir, "standard"), filepath.Join(dir, "experimental"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	committed, err := filepath.Glob(filepath.Join("..", "..", "..", "examples", "gateway-api", "crds", "*.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(committed) != len(res.Files) {
+		t.Fatalf("examples/gateway-api/crds has %d files, the generator writes %d: run make gateway-api-crds", len(committed), len(res.Files))
+	}
+	for _, f := range res.Files {
+		got, err := os.ReadFile(filepath.Join("..", "..", "..", "examples", "gateway-api", "crds", f.Name))
+		if err != nil || !bytes.Equal(got, f.Content) {
+			t.Errorf("examples/gateway-api/crds/%s is not what the generator writes (%v): run make gateway-api-crds", f.Name, err)
+		}
+	}
+}
