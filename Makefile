@@ -187,7 +187,11 @@ test-kind-e2e: $(BIN)/etcd $(BIN)/kube-apiserver ## Kubernetes' e2e specs for CR
 	KIND_NODE_IMAGE=$(KIND_NODE_IMAGE_OFFLINE) hack/kind/e2e.sh
 
 .PHONY: test
-test: verify test-unit test-integration test-e2e test-kind ## Everything CI checks (.ci/run calls exactly this).
+test: verify test-unit test-integration test-e2e test-kind test-gateway-api ## Everything CI checks (.ci/run calls exactly this).
+
+.PHONY: test-gateway-api
+test-gateway-api: $(BIN)/kube-apiserver $(BIN)/etcd $(BIN)/kubectl ## Gateway API's examples, invalid examples and CEL suite: stock kube-apiserver with each channel vs ours with the gated set.
+	hack/fork/test-gateway-api.sh
 
 .PHONY: gateway-api-crds
 gateway-api-crds: ## Regenerate examples/gateway-api/crds: Gateway API v1.4.0's two channels as one gated CRD set (featuregate-gen channels).

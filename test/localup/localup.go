@@ -57,6 +57,9 @@ type Options struct {
 	Dir string
 	// BinDir holds the etcd and kube-apiserver binaries.
 	BinDir string
+	// KubeAPIServer, if set, is the kube-apiserver binary to run instead of BinDir's (the
+	// stock one, where a test compares it with ours).
+	KubeAPIServer string
 	// Ports on 127.0.0.1; zero picks the defaults.
 	EtcdPort, EtcdPeerPort, APIServerPort int
 	// FeatureGates is passed to --feature-gates, e.g. "CRDFieldLevelVersioning=true".
@@ -109,9 +112,15 @@ func Start(ctx context.Context, o Options) (cp *ControlPlane, err error) {
 		bins = append(bins, "etcd")
 		ports["etcd client"], ports["etcd peer"] = o.EtcdPort, o.EtcdPeerPort
 	}
+	binary := func(name string) string {
+		if name == "kube-apiserver" && o.KubeAPIServer != "" {
+			return o.KubeAPIServer
+		}
+		return filepath.Join(o.BinDir, name)
+	}
 	for _, b := range bins {
-		if _, err := os.Stat(filepath.Join(o.BinDir, b)); err != nil {
-			return nil, fmt.Errorf("%s is not built (%v); run `make binaries` first", filepath.Join(o.BinDir, b), err)
+		if _, err := os.Stat(binary(b)); err != nil {
+			return nil, fmt.Errorf("%s is not built (%v); run `make binaries` first", binary(b), err)
 		}
 	}
 	if err := checkPortsFree(ports); err != nil {
@@ -157,7 +166,7 @@ func Start(ctx context.Context, o Options) (cp *ControlPlane, err error) {
 		args = o.APIServerArgs(pki, cp.EtcdURL, o.APIServerPort)
 	}
 	args = append(args, o.ExtraAPIServerArgs...)
-	cp.apiserver, err = startProcess("kube-apiserver", filepath.Join(o.BinDir, "kube-apiserver"), cp.APIServerLog, args...)
+	cp.apiserver, err = startProcess("kube-apiserver", binary("kube-apiserver"), cp.APIServerLog, args...)
 	if err != nil {
 		return cp, err
 	}

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# make test-gateway-api: Gateway API v1.4.0's examples, invalid examples and CEL suite on a stock
+# kube-apiserver v1.37.1 with each channel's CRDs and on ours with examples/gateway-api/crds
+# (test/gatewayapi). The stock binary is built from k8s.io/kubernetes in the module
+# hack/kind/node, with the flags of the kind node image, so the two builds share the cache.
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+cd "$ROOT"
+out=_output/gateway-api
+mkdir -p "$out"
+stock="$ROOT/_output/stock/kube-apiserver"
+ldflags="-s -w"
+for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
+  ldflags+=" -X $pkg.gitVersion=v1.37.1 -X $pkg.gitMajor=1 -X $pkg.gitMinor=37 -X $pkg.gitTreeState=clean"
+done
+log "building the stock kube-apiserver v1.37.1 into $stock"
+(cd hack/kind/node && CGO_ENABLED=0 go build -trimpath -ldflags "$ldflags" -o "$stock" k8s.io/kubernetes/cmd/kube-apiserver)
+"$stock" --version
+E2E_BIN_DIR="$ROOT/_output/bin" GATEWAY_API_STOCK_APISERVER="$stock" GATEWAY_API_OUT="$ROOT/$out" \
+  go test -count=1 -timeout 60m -v ./test/gatewayapi/... | tee "$out/test.log" | grep -E '^(=== RUN|--- |PASS|FAIL|ok)|gatewayapi_featuregates_test.go'
+log "table: $out/table.md"

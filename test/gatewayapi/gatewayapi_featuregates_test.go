@@ -1,0 +1,569 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package gatewayapi compares Gateway API's own examples, invalid examples and CEL test suite
+// on a stock kube-apiserver with each channel's CRDs against our kube-apiserver with the gated
+// CRD set of examples/gateway-api (gates off for the standard channel, on for the
+// experimental one). `make test-gateway-api` builds both servers and runs it.
+package gatewayapi
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apiextensions-apiserver/test/featuregatetest"
+	"k8s.io/apiextensions-apiserver/test/localup"
+	"sigs.k8s.io/yaml"
+)
+
+const gatewayAPIModule = "sigs.k8s.io/gateway-api@v1.4.0"
+
+// setup is one server with one CRD set.
+type setup struct {
+	name string
+	// stock runs the stock kube-apiserver with crdDir's CRDs; otherwise ours, with the gated
+	// set and every gate set to gatesOn.
+	stock   bool
+	crdDir  string
+	gatesOn bool
+}
+
+// outcome is what a setup did with Gateway API's inputs.
+type outcome struct {
+	// examples: file -> "ok" or the error; stored: kind/namespace/name -> spec and metadata
+	// the user wrote; warnings: file -> the server's warnings.
+	examples map[string]string
+	warnings map[string][]string
+	stored   map[string]string
+	// invalid: file -> "" when accepted, else the error.
+	invalid map[string]string
+	// cel: test name -> "pass" or "fail".
+	cel map[string]string
+}
+
+func env(t *testing.T, name string) string {
+	t.Helper()
+	v := os.Getenv(name)
+	if v == "" {
+		t.Fatalf("%s is not set; run `make test-gateway-api`", name)
+	}
+	return v
+}
+
+func moduleDir(t *testing.T, module string) string {
+	t.Helper()
+	out, err := exec.Command("go", "mod", "download", "-json", module).Output()
+	var info struct{ Dir, Error string }
+	if jerr := json.Unmarshal(out, &info); err != nil || jerr != nil || info.Dir == "" {
+		t.Fatalf("go mod download %s: %v %s", module, err, info.Error)
+	}
+	return info.Dir
+}
+
+func TestGatewayAPIStockVersusGated(t *testing.T) {
+	binDir := env(t, "E2E_BIN_DIR")
+	stockAPIServer := env(t, "GATEWAY_API_STOCK_APISERVER")
+	out := env(t, "GATEWAY_API_OUT")
+	gw := moduleDir(t, gatewayAPIModule)
+	repoRoot, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gated := filepath.Join(repoRoot, "examples", "gateway-api", "crds")
+
+	var report bytes.Buffer
+	fmt.Fprintf(&report, "Gateway API %s, %s\n\n", strings.TrimPrefix(gatewayAPIModule, "sigs.k8s.io/gateway-api@"), time.Now().UTC().Format("2006-01-02"))
+	fmt.Fprintln(&report, "| channel | server | examples accepted | invalid examples rejected | CEL tests passed |")
+	fmt.Fprintln(&report, "| --- | --- | ---: | ---: | ---: |")
+	var intended []string
+	for _, channel := range []string{"standard", "experimental"} {
+		stock := run(t, binDir, stockAPIServer, gw, channel, setup{name: "stock, " + channel + " CRDs", stock: true, crdDir: filepath.Join(gw, "config", "crd", channel)})
+		ours := run(t, binDir, stockAPIServer, gw, channel, setup{name: "ours, gated CRDs, gates " + map[bool]string{false: "off", true: "on"}[channel == "experimental"], crdDir: gated, gatesOn: channel == "experimental"})
+		for _, r := range []struct {
+			name string
+			o    *outcome
+		}{{"stock, " + channel + " CRDs", stock}, {"ours, gated CRDs, gates " + map[string]string{"standard": "off", "experimental": "on"}[channel], ours}} {
+			fmt.Fprintf(&report, "| %s | %s | %d/%d | %d/%d | %d/%d |\n", channel, r.name,
+				count(r.o.examples, func(v string) bool { return v == "ok" }), len(r.o.examples),
+				count(r.o.invalid, func(v string) bool { return v != "" }), len(r.o.invalid),
+				count(r.o.cel, func(v string) bool { return v == "pass" }), len(r.o.cel))
+		}
+		intended = append(intended, compare(t, channel, stock, ours)...)
+	}
+	if len(intended) > 0 {
+		fmt.Fprintln(&report, "\nDifferences that are the ones this project means to make:")
+		for _, d := range intended {
+			fmt.Fprintln(&report, "- "+d)
+		}
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(out, "table.md"), report.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("\n%s", report.String())
+}
+
+func count(m map[string]string, ok func(string) bool) int {
+	n := 0
+	for _, v := range m {
+		if ok(v) {
+			n++
+		}
+	}
+	return n
+}
+
+// compare fails the test on every difference between stock and ours, and returns the
+// differences that are intended: a value at a gated-off field that ours drops with a warning
+// where stock's standard schema prunes it silently.
+func compare(t *testing.T, channel string, stock, ours *outcome) []string {
+	t.Helper()
+	var intended []string
+	for _, f := range sortedKeys(stock.examples) {
+		if stock.examples[f] != ours.examples[f] {
+			t.Errorf("%s example %s: stock %q, ours %q", channel, f, stock.examples[f], ours.examples[f])
+		}
+		for _, w := range ours.warnings[f] {
+			if strings.Contains(w, "was dropped: feature gate") {
+				intended = append(intended, fmt.Sprintf("%s example %s: ours warns %q; stock prunes the value silently", channel, f, w))
+				continue
+			}
+			if !contains(stock.warnings[f], w) {
+				t.Errorf("%s example %s: ours warns %q, stock does not", channel, f, w)
+			}
+		}
+	}
+	for _, k := range sortedKeys(stock.stored) {
+		if stock.stored[k] != ours.stored[k] {
+			t.Errorf("%s: %s is stored differently:\nstock: %s\nours:  %s", channel, k, stock.stored[k], ours.stored[k])
+		}
+	}
+	for _, k := range sortedKeys(ours.stored) {
+		if _, ok := stock.stored[k]; !ok {
+			t.Errorf("%s: %s is stored on ours only", channel, k)
+		}
+	}
+	for _, f := range sortedKeys(stock.invalid) {
+		if (stock.invalid[f] == "") != (ours.invalid[f] == "") {
+			t.Errorf("%s invalid example %s: stock rejected: %v (%s), ours rejected: %v (%s)", channel, f, stock.invalid[f] != "", stock.invalid[f], ours.invalid[f] != "", ours.invalid[f])
+		}
+	}
+	for _, name := range sortedKeys(stock.cel) {
+		if stock.cel[name] != ours.cel[name] {
+			t.Errorf("%s CEL test %s: stock %s, ours %s", channel, name, stock.cel[name], ours.cel[name])
+		}
+	}
+	for _, name := range sortedKeys(ours.cel) {
+		if _, ok := stock.cel[name]; !ok {
+			t.Errorf("%s CEL test %s ran on ours only", channel, name)
+		}
+	}
+	return intended
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func sortedKeys(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// run starts a fresh control plane for s, installs its CRDs and runs Gateway API's inputs of
+// the channel against it.
+func run(t *testing.T, binDir, stockAPIServer, gw, channel string, s setup) *outcome {
+	t.Helper()
+	t.Logf("%s: starting", s.name)
+	ports, err := featuregatetest.FreePorts(3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := localup.Options{Dir: t.TempDir(), BinDir: binDir, EtcdPort: ports[0], EtcdPeerPort: ports[1], APIServerPort: ports[2]}
+	if s.stock {
+		o.KubeAPIServer = stockAPIServer
+	} else {
+		o.FeatureGates = "CRDFieldLevelVersioning=true"
+	}
+	cp, err := localup.Start(context.Background(), o)
+	if err != nil {
+		t.Fatalf("%s: %v", s.name, err)
+	}
+	defer cp.Stop()
+	k := kubectl{bin: filepath.Join(binDir, "kubectl"), kubeconfig: cp.Kubeconfig}
+
+	crds, err := filepath.Glob(filepath.Join(s.crdDir, "*.yaml"))
+	if err != nil || len(crds) == 0 {
+		t.Fatalf("%s: no CRDs in %s", s.name, s.crdDir)
+	}
+	for _, f := range crds {
+		manifest, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var meta struct{ Kind string }
+		if err := yaml.Unmarshal(manifest, &meta); err != nil || meta.Kind != "CustomResourceDefinition" {
+			continue // kustomization.yaml
+		}
+		if s.gatesOn {
+			manifest = enableAllGates(t, manifest)
+		}
+		if r := k.run(string(manifest), "apply", "--server-side", "-f", "-"); r.err != nil {
+			t.Fatalf("%s: installing %s: %v\n%s", s.name, filepath.Base(f), r.err, r.stderr)
+		}
+	}
+	if r := k.run("", "wait", "--for=condition=Established", "--timeout=60s", "crd", "--all"); r.err != nil {
+		t.Fatalf("%s: CRDs not established: %v\n%s", s.name, r.err, r.stderr)
+	}
+	// The API discovery of the new kinds reaches kubectl's cache.
+	waitFor(t, s.name+": HTTPRoutes served", func() bool { return k.run("", "get", "httproutes", "-A").err == nil })
+
+	res := &outcome{examples: map[string]string{}, warnings: map[string][]string{}, stored: map[string]string{}, invalid: map[string]string{}, cel: map[string]string{}}
+	examples := filepath.Join(gw, "examples", channel)
+	for _, f := range yamlFiles(t, examples) {
+		rel, _ := filepath.Rel(examples, f)
+		r := k.run("", "apply", "-f", f)
+		res.examples[rel] = "ok"
+		if r.err != nil {
+			res.examples[rel] = strings.TrimSpace(r.stderr)
+		}
+		res.warnings[rel] = warnings(r.stderr)
+	}
+	res.stored = stored(t, k)
+
+	invalid := filepath.Join(gw, "hack", "invalid-examples", channel)
+	for _, f := range yamlFiles(t, invalid) {
+		rel, _ := filepath.Rel(invalid, f)
+		r := k.run("", "apply", "-f", f)
+		res.invalid[rel] = ""
+		if r.err != nil {
+			res.invalid[rel] = strings.TrimSpace(r.stderr)
+		}
+	}
+
+	res.cel = celSuite(t, gw, channel, cp.Kubeconfig)
+	t.Logf("%s: %d examples, %d invalid examples, %d CEL tests", s.name, len(res.examples), len(res.invalid), len(res.cel))
+	return res
+}
+
+// enableAllGates sets enabled: true on every gate of a CRD manifest.
+func enableAllGates(t *testing.T, manifest []byte) []byte {
+	t.Helper()
+	crd := &apiextensionsv1.CustomResourceDefinition{}
+	if err := yaml.UnmarshalStrict(manifest, crd); err != nil {
+		t.Fatal(err)
+	}
+	if crd.Spec.CustomFeatureGates == nil {
+		return manifest
+	}
+	on := true
+	for i := range crd.Spec.CustomFeatureGates.FeatureGates {
+		crd.Spec.CustomFeatureGates.FeatureGates[i].Enabled = &on
+	}
+	out, err := yaml.Marshal(crd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func yamlFiles(t *testing.T, dir string) []string {
+	t.Helper()
+	var files []string
+	err := filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		if !info.IsDir() && (strings.HasSuffix(p, ".yaml") || strings.HasSuffix(p, ".yml")) {
+			files = append(files, p)
+		}
+		return nil
+	})
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no YAML files under %s: %v", dir, err)
+	}
+	sort.Strings(files)
+	return files
+}
+
+// stored reads every Gateway API object back: its spec, labels and the annotations the user
+// wrote, by kind, namespace and name.
+func stored(t *testing.T, k kubectl) map[string]string {
+	t.Helper()
+	r := k.run("", "api-resources", "--api-group=gateway.networking.k8s.io", "-o", "name")
+	if r.err != nil {
+		t.Fatalf("api-resources: %v\n%s", r.err, r.stderr)
+	}
+	out := map[string]string{}
+	for _, resource := range strings.Fields(r.stdout) {
+		r := k.run("", "get", resource, "-A", "-o", "json")
+		if r.err != nil {
+			t.Fatalf("get %s: %v\n%s", resource, r.err, r.stderr)
+		}
+		var list struct {
+			Items []struct {
+				Kind     string
+				Metadata struct {
+					Name, Namespace string
+					Labels          map[string]string
+					Annotations     map[string]string
+				}
+				Spec json.RawMessage
+			}
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &list); err != nil {
+			t.Fatal(err)
+		}
+		for _, it := range list.Items {
+			delete(it.Metadata.Annotations, "kubectl.kubernetes.io/last-applied-configuration")
+			b, _ := json.Marshal(map[string]interface{}{"labels": it.Metadata.Labels, "annotations": it.Metadata.Annotations, "spec": it.Spec})
+			out[it.Kind+" "+it.Metadata.Namespace+"/"+it.Metadata.Name] = string(b)
+		}
+	}
+	return out
+}
+
+// celSuite runs Gateway API's CEL tests with the channel's build tag against the server, and
+// returns each test's result (subtests included).
+func celSuite(t *testing.T, gw, channel, kubeconfig string) map[string]string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "go", "test", "-count=1", "-json", "-tags", channel, "./pkg/test/cel/...")
+	cmd.Dir = gw
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig, "GOFLAGS=-mod=mod")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	stdout, _ := cmd.Output() // a failing test exits non-zero; the events say which
+	results := map[string]string{}
+	sc := bufio.NewScanner(bytes.NewReader(stdout))
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for sc.Scan() {
+		var ev struct{ Action, Test string }
+		if json.Unmarshal(sc.Bytes(), &ev) != nil || ev.Test == "" {
+			continue
+		}
+		switch ev.Action {
+		case "pass":
+			results[ev.Test] = "pass"
+		case "fail":
+			results[ev.Test] = "fail"
+		}
+	}
+	if len(results) == 0 {
+		t.Fatalf("the CEL suite (%s) reported no test: %s\n%s", channel, stderr.String(), stdout)
+	}
+	return results
+}
+
+type kubectl struct{ bin, kubeconfig string }
+
+type result struct {
+	stdout, stderr string
+	err            error
+}
+
+func (k kubectl) run(stdin string, args ...string) result {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, k.bin, args...)
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+k.kubeconfig)
+	if stdin != "" {
+		cmd.Stdin = strings.NewReader(stdin)
+	}
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	return result{stdout: out.String(), stderr: errOut.String(), err: err}
+}
+
+func warnings(stderr string) []string {
+	var out []string
+	for _, line := range strings.Split(stderr, "\n") {
+		if w, ok := strings.CutPrefix(line, "Warning: "); ok {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+}
+
+// compare fails on each kind of difference, and accepts only a drop warning as intended.
+func TestCompareFindsDifferences(t *testing.T) {
+	base := func() *outcome {
+		return &outcome{
+			examples: map[string]string{"a.yaml": "ok"},
+			warnings: map[string][]string{},
+			stored:   map[string]string{"HTTPRoute default/r": `{"spec":{}}`},
+			invalid:  map[string]string{"bad.yaml": "rejected"},
+			cel:      map[string]string{"TestX": "pass"},
+		}
+	}
+	for _, tc := range []struct {
+		name         string
+		mutate       func(o *outcome)
+		wantFail     bool
+		wantIntended int
+	}{
+		{"same", func(o *outcome) {}, false, 0},
+		{"example rejected", func(o *outcome) { o.examples["a.yaml"] = "error" }, true, 0},
+		{"stored differently", func(o *outcome) { o.stored["HTTPRoute default/r"] = `{"spec":{"x":1}}` }, true, 0},
+		{"stored on ours only", func(o *outcome) { o.stored["HTTPRoute default/s"] = `{}` }, true, 0},
+		{"invalid example accepted", func(o *outcome) { o.invalid["bad.yaml"] = "" }, true, 0},
+		{"CEL test fails", func(o *outcome) { o.cel["TestX"] = "fail" }, true, 0},
+		{"CEL test on ours only", func(o *outcome) { o.cel["TestY"] = "pass" }, true, 0},
+		{"another warning", func(o *outcome) { o.warnings["a.yaml"] = []string{"something"} }, true, 0},
+		{"drop warning", func(o *outcome) {
+			o.warnings["a.yaml"] = []string{".spec.x was dropped: feature gate G (alpha) is disabled"}
+		}, false, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ours := base()
+			tc.mutate(ours)
+			inner := &testing.T{}
+			var intended []string
+			done := make(chan struct{})
+			go func() { // compare reports through inner; Errorf does not stop the goroutine
+				defer close(done)
+				intended = compare(inner, "standard", base(), ours)
+			}()
+			<-done
+			if inner.Failed() != tc.wantFail || len(intended) != tc.wantIntended {
+				t.Errorf("failed %v (want %v), intended %q (want %d)", inner.Failed(), tc.wantFail, intended, tc.wantIntended)
+			}
+		})
+	}
+}
+
+// The channel switch of cilium/cilium#39843 on a stock kube-apiserver: a route uses
+// experimental fields under the experimental CRDs; the standard CRD is installed over the
+// experimental one; the next write of the route (client-side apply of the same route without
+// the fields, as a standard-channel user writes it) prunes the values, and going back to the
+// experimental CRD does not bring them back. test/e2e's TestGatewayAPILosslessDisable is the
+// same sequence on our server with gates, where nothing is lost.
+func TestGatewayAPIChannelSwitchOnStock(t *testing.T) {
+	binDir := env(t, "E2E_BIN_DIR")
+	stockAPIServer := env(t, "GATEWAY_API_STOCK_APISERVER")
+	gw := moduleDir(t, gatewayAPIModule)
+	ports, err := featuregatetest.FreePorts(3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp, err := localup.Start(context.Background(), localup.Options{Dir: t.TempDir(), BinDir: binDir, KubeAPIServer: stockAPIServer,
+		EtcdPort: ports[0], EtcdPeerPort: ports[1], APIServerPort: ports[2]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cp.Stop()
+	k := kubectl{bin: filepath.Join(binDir, "kubectl"), kubeconfig: cp.Kubeconfig}
+	must := func(stdin string, args ...string) result {
+		t.Helper()
+		r := k.run(stdin, args...)
+		if r.err != nil {
+			t.Fatalf("kubectl %s: %v\n%s", strings.Join(args, " "), r.err, r.stderr)
+		}
+		return r
+	}
+	crd := func(channel string) string {
+		return filepath.Join(gw, "config", "crd", channel, "gateway.networking.k8s.io_httproutes.yaml")
+	}
+	must("", "apply", "--server-side", "-f", crd("experimental"))
+	must("", "wait", "--for=condition=Established", "--timeout=60s", "crd/httproutes.gateway.networking.k8s.io")
+	waitFor(t, "HTTPRoutes served", func() bool { return k.run("", "get", "httproutes").err == nil })
+	const routeWith = `apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: switch, namespace: default}
+spec:
+  parentRefs: [{name: gw}]
+  rules:
+  - backendRefs: [{name: svc, port: 8080}]
+    retry: {attempts: 3, codes: [503], backoff: 100ms}
+`
+	routeWithout := strings.Replace(routeWith, "    retry: {attempts: 3, codes: [503], backoff: 100ms}\n", "", 1)
+	must(routeWith, "apply", "-f", "-")
+	if !strings.Contains(storedRoute(t, cp.EtcdURL), `"retry"`) {
+		t.Fatal("with the experimental CRD, etcd has no retry")
+	}
+
+	must("", "replace", "-f", crd("standard"))
+	waitFor(t, "the standard CRD to be served", func() bool {
+		r := k.run(routeWith, "apply", "--dry-run=server", "--validate=false", "-o", "jsonpath={.spec.rules[0].retry}", "-f", "-")
+		return r.err == nil && strings.TrimSpace(r.stdout) == ""
+	})
+	r := must(routeWithout, "apply", "-f", "-")
+	if strings.Contains(storedRoute(t, cp.EtcdURL), `"retry"`) {
+		t.Fatal("after the switch to the standard CRD and a write, etcd still has retry; stock was expected to prune it")
+	}
+	if ws := warnings(r.stderr); len(ws) != 0 {
+		t.Errorf("stock warned %q; the loss was expected to be silent", ws)
+	}
+	must("", "replace", "-f", crd("experimental"))
+	waitFor(t, "the experimental CRD to be served", func() bool {
+		r := k.run(routeWith, "apply", "--dry-run=server", "-o", "jsonpath={.spec.rules[0].retry.attempts}", "-f", "-")
+		return r.err == nil && strings.TrimSpace(r.stdout) == "3"
+	})
+	if got := must("", "get", "httproute", "switch", "-o", "jsonpath={.spec.rules[0].retry}").stdout; got != "" {
+		t.Errorf("back on the experimental CRD the route reads retry %s; it was expected to be gone", got)
+	}
+}
+
+// storedRoute is the HTTPRoute default/switch as etcd holds it.
+func storedRoute(t *testing.T, etcdURL string) string {
+	t.Helper()
+	c, err := clientv3.New(clientv3.Config{Endpoints: []string{etcdURL}, DialTimeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	resp, err := c.Get(context.Background(), "/registry/gateway.networking.k8s.io/httproutes/default/switch")
+	if err != nil || len(resp.Kvs) != 1 {
+		t.Fatalf("etcd: %v, %d keys", err, len(resp.Kvs))
+	}
+	return string(resp.Kvs[0].Value)
+}
