@@ -367,7 +367,7 @@ func celSuite(t *testing.T, gw, channel, kubeconfig string) map[string]string {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "go", "test", "-count=1", "-json", "-tags", channel, "./pkg/test/cel/...")
 	cmd.Dir = gw
-	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig, "GOFLAGS=-mod=mod")
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	stdout, _ := cmd.Output() // a failing test exits non-zero; the events say which
