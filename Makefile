@@ -25,7 +25,7 @@ GO_SOURCES    := $(shell find . -path ./_output -prune -o -path ./.git -prune -o
 
 # Tests: everything the fork adds or patches lives under ./pkg, and upstream's unit suite
 # for ./pkg takes under two minutes, so CI runs all of it.
-UNIT_PKGS ?= ./pkg/... ./hack/fork/benchratio/... ./test/benche2e/... ./cmd/kubectl-featuregates/... ./cmd/featuregate-gen/...
+UNIT_PKGS ?= ./pkg/... ./hack/fork/benchratio/... ./test/benche2e/... ./test/featuregatetest/... ./cmd/kubectl-featuregates/... ./cmd/featuregate-gen/...
 # Integration tests (upstream's suite and the fork's) run the in-process apiextensions server
 # against a real etcd, which each test binary starts itself (embedded go.etcd.io/etcd/server/v3)
 # unless KUBE_INTEGRATION_ETCD_URL names one. Upstream's suite takes about 8 minutes here,

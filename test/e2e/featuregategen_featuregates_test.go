@@ -26,6 +26,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"k8s.io/apiextensions-apiserver/test/featuregatetest"
 )
 
 // runFeatureGateGen runs the featuregate-gen binary from the repository root.
@@ -128,7 +130,7 @@ func TestFeatureGateGen(t *testing.T) {
 		"AutoscalingGate": "true", "AutoscalingMetricsGate": "unset", "PortProtocolGate": "unset",
 		"BurstGate": "unset", "PriorityGate": "unset", "LegacyModeGate": "unset",
 	})
-	waitFor(t, "spec.autoscaling.metrics to be kept", func() bool {
+	featuregatetest.WaitFor(t, 30*time.Second, "spec.autoscaling.metrics to be kept", func() bool {
 		r := kubectl(t, w, "create", "-n", "default", "--dry-run=server", "-o", "json", "-f", "-")
 		return r.err == nil && strings.Contains(r.stdout, `"metrics"`) && strings.Contains(r.stdout, `"minReplicas"`)
 	})

@@ -22,8 +22,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"k8s.io/apiextensions-apiserver/test/featuregatetest"
 )
 
 const (
@@ -70,7 +73,7 @@ func crontab(plural, name string, replicas int) string {
 // spec.replicas for the CRD with the given plural in group group.
 func waitForReplicasGate(t *testing.T, manifest string, enabled bool) {
 	t.Helper()
-	waitFor(t, fmt.Sprintf("the gate to be enabled=%t", enabled), func() bool {
+	featuregatetest.WaitFor(t, 30*time.Second, fmt.Sprintf("the gate to be enabled=%t", enabled), func() bool {
 		r := kubectl(t, manifest, "create", "--dry-run=server", "-o", "json", "-f", "-")
 		return r.err == nil && strings.Contains(r.stdout, `"replicas"`) == enabled
 	})
@@ -87,7 +90,7 @@ func TestKubectlStory1(t *testing.T) {
 	probe := strings.Replace(cr, "name: my-new-cron-object", "name: probe", 1)
 
 	r := mustKubectl(t, "", "apply", "-f", "examples/feature-gates/crontab.yaml")
-	if diff := cmp.Diff([]string{droppedWarning}, warnings(r.stderr)); diff != "" {
+	if diff := cmp.Diff([]string{droppedWarning}, featuregatetest.KubectlWarnings(r.stderr)); diff != "" {
 		t.Errorf("warnings of the create (-want +got):\n%s", diff)
 	}
 	obj := getJSON(t, "crontab", "my-new-cron-object")
@@ -104,7 +107,7 @@ func TestKubectlStory1(t *testing.T) {
 	waitForReplicasGate(t, probe, true)
 
 	r = mustKubectl(t, "", "apply", "-f", "examples/feature-gates/crontab.yaml")
-	if w := warnings(r.stderr); len(w) != 0 {
+	if w := featuregatetest.KubectlWarnings(r.stderr); len(w) != 0 {
 		t.Errorf("unexpected warnings: %q", w)
 	}
 	obj = getJSON(t, "crontab", "my-new-cron-object")
@@ -121,7 +124,7 @@ func TestKubectlStory1(t *testing.T) {
 		`{"spec":{"customFeatureGates":{"featureGates":[{"name":"ReplicasFeatureGate","preRelease":"alpha","default":false,"enabled":false,"fieldPaths":[".spec.replicas"]}]}}}`)
 	waitForReplicasGate(t, probe, false)
 	r = mustKubectl(t, "", "patch", "crontab", "my-new-cron-object", "--type", "merge", "--patch", `{"spec":{"replicas":5}}`)
-	if diff := cmp.Diff([]string{notUpdatedWarning}, warnings(r.stderr)); diff != "" {
+	if diff := cmp.Diff([]string{notUpdatedWarning}, featuregatetest.KubectlWarnings(r.stderr)); diff != "" {
 		t.Errorf("warnings of the gated-away update (-want +got):\n%s", diff)
 	}
 	obj = getJSON(t, "crontab", "my-new-cron-object")
@@ -204,7 +207,7 @@ func TestKubectlDryRun(t *testing.T) {
 	if strings.Contains(r.stdout, `"replicas"`) {
 		t.Errorf("the dry-run result kept spec.replicas:\n%s", r.stdout)
 	}
-	if diff := cmp.Diff([]string{droppedWarning}, warnings(r.stderr)); diff != "" {
+	if diff := cmp.Diff([]string{droppedWarning}, featuregatetest.KubectlWarnings(r.stderr)); diff != "" {
 		t.Errorf("warnings of the dry-run (-want +got):\n%s", diff)
 	}
 	r = kubectl(t, "", "get", "drytabs", "dry")

@@ -21,6 +21,9 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
+
+	"k8s.io/apiextensions-apiserver/test/featuregatetest"
 )
 
 const (
@@ -81,7 +84,7 @@ func setRouteGates(t *testing.T, on bool) {
 	}
 	// A dry run of a new value draws a gate's warning exactly while the gates are off.
 	probe := strings.Replace(route(losslessRoute, "probe.example.com"), "attempts: 3", "attempts: 9", 1)
-	waitFor(t, "the route gates to be "+verb+"d", func() bool {
+	featuregatetest.WaitFor(t, 30*time.Second, "the route gates to be "+verb+"d", func() bool {
 		r := mustKubectl(t, probe, "apply", "--dry-run=server", "-f", "-")
 		return !strings.Contains(r.stderr, "feature gate HTTPRouteRulesRetry") == on
 	})
@@ -117,7 +120,7 @@ func TestGatewayAPILosslessDisable(t *testing.T) {
 		if got := experimentalValues(t, host); !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: etcd has %v, want %v", step, got, want)
 		}
-		ws := strings.Join(warnings(r.stderr), "\n")
+		ws := strings.Join(featuregatetest.KubectlWarnings(r.stderr), "\n")
 		if wantWarning == "" && ws != "" || !strings.Contains(ws, wantWarning) {
 			t.Errorf("%s: warnings %q, want %q", step, ws, wantWarning)
 		}

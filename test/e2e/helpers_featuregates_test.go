@@ -139,29 +139,6 @@ func field(obj map[string]interface{}, path ...string) (interface{}, bool) {
 	return cur, true
 }
 
-// warnings returns the "Warning: " lines kubectl printed on stderr.
-func warnings(stderr string) []string {
-	var out []string
-	for _, line := range strings.Split(stderr, "\n") {
-		if rest, ok := strings.CutPrefix(line, "Warning: "); ok {
-			out = append(out, rest)
-		}
-	}
-	return out
-}
-
-// waitFor polls cond every 200ms for up to 30s.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-}
-
 // applyCRD creates a CRD from a manifest and waits until it is established.
 func applyCRD(t *testing.T, manifest string, extra ...string) {
 	t.Helper()

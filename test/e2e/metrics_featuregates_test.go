@@ -146,7 +146,7 @@ func TestMetricsFieldGates(t *testing.T) {
 	drops := map[string]string{"group": "e2e.example.com", "resource": "metrictabs", "name": "ReplicasFeatureGate"}
 	mustKubectl(t, crontab("metrictabs", "dry", 1), "create", "--dry-run=server", "-f", "-")
 	r := mustKubectl(t, crontab("metrictabs", "one", 3), "create", "-f", "-")
-	if w := warnings(r.stderr); len(w) != 1 {
+	if w := featuregatetest.KubectlWarnings(r.stderr); len(w) != 1 {
 		t.Errorf("warnings of the create: %q", w)
 	}
 	waitForMetric(t, fieldDropsMetric, drops, "operation", "create=1")

@@ -21,8 +21,11 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"k8s.io/apiextensions-apiserver/test/featuregatetest"
 )
 
 const (
@@ -110,7 +113,7 @@ func TestOpenAPIFeatureGates(t *testing.T) {
 
 	const disabledNote = "Alpha (feature gate ReplicasFeatureGate, disabled)."
 	var out string
-	waitFor(t, "kubectl explain to show the stage note", func() bool {
+	featuregatetest.WaitFor(t, 30*time.Second, "kubectl explain to show the stage note", func() bool {
 		out = explainReplicas(t)
 		return strings.Contains(out, disabledNote)
 	})
@@ -136,7 +139,7 @@ func TestOpenAPIFeatureGates(t *testing.T) {
 
 	// The aggregated /openapi/v2 carries the same mark.
 	var v2Gate interface{}
-	waitFor(t, "/openapi/v2 to publish the mark", func() bool {
+	featuregatetest.WaitFor(t, 30*time.Second, "/openapi/v2 to publish the mark", func() bool {
 		r := mustKubectl(t, "", "get", "--raw", "/openapi/v2")
 		var v2 map[string]interface{}
 		if err := json.Unmarshal([]byte(r.stdout), &v2); err != nil {
@@ -150,12 +153,12 @@ func TestOpenAPIFeatureGates(t *testing.T) {
 	mustKubectl(t, "", "patch", "crd", openAPIPlural+"."+openAPIGroup, "--type", "json",
 		"--patch", `[{"op": "add", "path": "/spec/customFeatureGates/featureGates/0/enabled", "value": true}]`)
 	const enabledNote = "Alpha (feature gate ReplicasFeatureGate, enabled)."
-	waitFor(t, "/openapi/v3 to publish the enabled gate", func() bool {
+	featuregatetest.WaitFor(t, 30*time.Second, "/openapi/v3 to publish the enabled gate", func() bool {
 		replicas = publishedReplicas(t, "v1")
 		gate, _ := replicas["x-kubernetes-feature-gate"].(map[string]interface{})
 		return gate["enabled"] == true && replicas["description"] == enabledNote+"\nreplicas is the number of widgets."
 	})
-	waitFor(t, "kubectl explain to show the enabled gate", func() bool {
+	featuregatetest.WaitFor(t, 30*time.Second, "kubectl explain to show the enabled gate", func() bool {
 		out = explainReplicas(t)
 		return strings.Contains(out, enabledNote) && !strings.Contains(out, disabledNote)
 	})

@@ -193,7 +193,7 @@ func TestReadmeQuickStart(t *testing.T) {
 	preamble := "shopt -s expand_aliases\n"
 	served := func(enabled bool) {
 		t.Helper()
-		waitFor(t, fmt.Sprintf("ReplicasFeatureGate enabled=%t to be served", enabled), func() bool {
+		featuregatetest.WaitFor(t, 30*time.Second, fmt.Sprintf("ReplicasFeatureGate enabled=%t to be served", enabled), func() bool {
 			// A create of a new object: a stored value would be kept whatever the gate says.
 			r := runShell(t, pwd, preamble+"sed 's/name: my-new-cron-object/name: probe/' examples/feature-gates/crontab.yaml | "+
 				"kubectl create --dry-run=server -f - -o jsonpath='{.spec.replicas}'")
@@ -211,7 +211,7 @@ func TestReadmeQuickStart(t *testing.T) {
 			if r.err != nil {
 				t.Fatalf("README command failed: %s\n%v\nstdout: %s\nstderr: %s", c.line, r.err, r.stdout, r.stderr)
 			}
-			if got := warnings(r.stderr); strings.Join(got, "\n") != strings.Join(c.warnings, "\n") {
+			if got := featuregatetest.KubectlWarnings(r.stderr); strings.Join(got, "\n") != strings.Join(c.warnings, "\n") {
 				t.Errorf("README command %s\nprinted the warnings %q, the README shows %q", c.line, got, c.warnings)
 			}
 			if len(c.stdout) > 0 && !sameLines(r.stdout, c.stdout) {

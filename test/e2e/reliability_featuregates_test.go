@@ -124,7 +124,7 @@ func createAndWait(t *testing.T, c clients, crd *apiextensionsv1.CustomResourceD
 		t.Fatal(err)
 	}
 	gvr := schema.GroupVersionResource{Group: crd.Spec.Group, Version: "v1", Resource: crd.Spec.Names.Plural}
-	waitFor(t, crd.Name+" to be served", func() bool {
+	featuregatetest.WaitFor(t, 30*time.Second, crd.Name+" to be served", func() bool {
 		_, err := c.dynamic.Resource(gvr).Namespace("default").List(context.Background(), metav1.ListOptions{})
 		return err == nil
 	})
@@ -154,7 +154,7 @@ func TestHASkewFeatureOnAndOff(t *testing.T) {
 
 	crd := replicasCRD("skewtabs", nil) // alpha, disabled
 	gvr := createAndWait(t, on, crd)
-	waitFor(t, "B to serve the CRD", func() bool {
+	featuregatetest.WaitFor(t, 30*time.Second, "B to serve the CRD", func() bool {
 		_, err := off.dynamic.Resource(gvr).Namespace("default").List(context.Background(), metav1.ListOptions{})
 		return err == nil
 	})

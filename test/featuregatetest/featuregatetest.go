@@ -16,12 +16,19 @@ limitations under the License.
 
 // Package featuregatetest holds what the fork's tests share, so that no test package keeps a
 // copy that can drift: the gated CronTab CRD, a recorder of the Warning headers a client
-// receives, and free loopback ports. It is test support only; no server code imports it.
+// receives, the warnings kubectl prints, a poll with a deadline, free loopback ports, and a
+// module's directory from the Go module proxy. It is test support only; no server code
+// imports it.
 package featuregatetest
 
 import (
+	"encoding/json"
 	"net"
+	"os/exec"
+	"strings"
 	"sync"
+	"testing"
+	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -157,4 +164,41 @@ func CronTabCRD(plural string, gates ...apiextensionsv1.CustomResourceDefinition
 		crd.Spec.CustomFeatureGates = &apiextensionsv1.CustomResourceDefinitionFeatureGates{FeatureGates: gates}
 	}
 	return crd
+}
+
+// KubectlWarnings returns the warnings kubectl printed on stderr (its "Warning: " lines),
+// without the prefix.
+func KubectlWarnings(stderr string) []string {
+	var out []string
+	for _, line := range strings.Split(stderr, "\n") {
+		if rest, ok := strings.CutPrefix(line, "Warning: "); ok {
+			out = append(out, rest)
+		}
+	}
+	return out
+}
+
+// WaitFor polls cond every 200ms until it holds, and fails the test after timeout.
+func WaitFor(t testing.TB, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v waiting for %s", timeout, what)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// ModuleDir downloads module (path@version) from the Go module proxy, or finds it in the
+// module cache, and returns its directory. It fails the test, naming the module, when the
+// proxy refuses it.
+func ModuleDir(t testing.TB, module string) string {
+	t.Helper()
+	out, err := exec.Command("go", "mod", "download", "-json", module).Output()
+	var info struct{ Dir, Error string }
+	if jerr := json.Unmarshal(out, &info); err != nil || jerr != nil || info.Dir == "" {
+		t.Fatalf("go mod download %s: %v %s", module, err, info.Error)
+	}
+	return info.Dir
 }

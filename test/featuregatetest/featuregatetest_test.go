@@ -19,10 +19,13 @@ package featuregatetest
 import (
 	"context"
 	"net"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strconv"
 	"sync"
 	"testing"
+	"time"
 
 	apiextensionsinternal "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -104,5 +107,31 @@ func TestCronTabCRD(t *testing.T) {
 	}
 	if got := CronTabCRD("crontabs").Spec.CustomFeatureGates; got != nil {
 		t.Errorf("without gates, spec.customFeatureGates = %+v, want none", got)
+	}
+}
+
+func TestKubectlWarnings(t *testing.T) {
+	stderr := "Warning: .spec.replicas was dropped: feature gate G (alpha) is disabled\nError from server: no\nWarning: second\n"
+	got := KubectlWarnings(stderr)
+	if len(got) != 2 || got[0] != ".spec.replicas was dropped: feature gate G (alpha) is disabled" || got[1] != "second" {
+		t.Errorf("got %q", got)
+	}
+	if got := KubectlWarnings("no warning here\n"); got != nil {
+		t.Errorf("got %q, want none", got)
+	}
+}
+
+func TestWaitFor(t *testing.T) {
+	n := 0
+	WaitFor(t, 10*time.Second, "the third poll", func() bool { n++; return n == 3 })
+	if n != 3 {
+		t.Errorf("polled %d times, want 3", n)
+	}
+}
+
+func TestModuleDir(t *testing.T) {
+	dir := ModuleDir(t, "sigs.k8s.io/gateway-api@v1.4.0")
+	if _, err := os.Stat(filepath.Join(dir, "config", "crd", "standard")); err != nil {
+		t.Errorf("%s has no config/crd/standard: %v", dir, err)
 	}
 }

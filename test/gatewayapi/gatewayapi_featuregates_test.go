@@ -75,21 +75,11 @@ func env(t *testing.T, name string) string {
 	return v
 }
 
-func moduleDir(t *testing.T, module string) string {
-	t.Helper()
-	out, err := exec.Command("go", "mod", "download", "-json", module).Output()
-	var info struct{ Dir, Error string }
-	if jerr := json.Unmarshal(out, &info); err != nil || jerr != nil || info.Dir == "" {
-		t.Fatalf("go mod download %s: %v %s", module, err, info.Error)
-	}
-	return info.Dir
-}
-
 func TestGatewayAPIStockVersusGated(t *testing.T) {
 	binDir := env(t, "E2E_BIN_DIR")
 	stockAPIServer := env(t, "GATEWAY_API_STOCK_APISERVER")
 	out := env(t, "GATEWAY_API_OUT")
-	gw := moduleDir(t, gatewayAPIModule)
+	gw := featuregatetest.ModuleDir(t, gatewayAPIModule)
 	repoRoot, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
 		t.Fatal(err)
@@ -252,7 +242,7 @@ func run(t *testing.T, binDir, stockAPIServer, gw, channel string, s setup) *out
 		t.Fatalf("%s: CRDs not established: %v\n%s", s.name, r.err, r.stderr)
 	}
 	// The API discovery of the new kinds reaches kubectl's cache.
-	waitFor(t, s.name+": HTTPRoutes served", func() bool { return k.run("", "get", "httproutes", "-A").err == nil })
+	featuregatetest.WaitFor(t, time.Minute, s.name+": HTTPRoutes served", func() bool { return k.run("", "get", "httproutes", "-A").err == nil })
 
 	res := &outcome{examples: map[string]string{}, warnings: map[string][]string{}, stored: map[string]string{}, invalid: map[string]string{}, cel: map[string]string{}}
 	examples := filepath.Join(gw, "examples", channel)
@@ -263,7 +253,7 @@ func run(t *testing.T, binDir, stockAPIServer, gw, channel string, s setup) *out
 		if r.err != nil {
 			res.examples[rel] = strings.TrimSpace(r.stderr)
 		}
-		res.warnings[rel] = warnings(r.stderr)
+		res.warnings[rel] = featuregatetest.KubectlWarnings(r.stderr)
 	}
 	res.stored = stored(t, k)
 
@@ -413,27 +403,6 @@ func (k kubectl) run(stdin string, args ...string) result {
 	return result{stdout: out.String(), stderr: errOut.String(), err: err}
 }
 
-func warnings(stderr string) []string {
-	var out []string
-	for _, line := range strings.Split(stderr, "\n") {
-		if w, ok := strings.CutPrefix(line, "Warning: "); ok {
-			out = append(out, w)
-		}
-	}
-	return out
-}
-
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(250 * time.Millisecond)
-	}
-}
-
 // compare fails on each kind of difference, and accepts only a drop warning as intended.
 func TestCompareFindsDifferences(t *testing.T) {
 	base := func() *outcome {
@@ -490,7 +459,7 @@ func TestCompareFindsDifferences(t *testing.T) {
 func TestGatewayAPIChannelSwitchOnStock(t *testing.T) {
 	binDir := env(t, "E2E_BIN_DIR")
 	stockAPIServer := env(t, "GATEWAY_API_STOCK_APISERVER")
-	gw := moduleDir(t, gatewayAPIModule)
+	gw := featuregatetest.ModuleDir(t, gatewayAPIModule)
 	ports, err := featuregatetest.FreePorts(3)
 	if err != nil {
 		t.Fatal(err)
@@ -515,7 +484,7 @@ func TestGatewayAPIChannelSwitchOnStock(t *testing.T) {
 	}
 	must("", "apply", "--server-side", "-f", crd("experimental"))
 	must("", "wait", "--for=condition=Established", "--timeout=60s", "crd/httproutes.gateway.networking.k8s.io")
-	waitFor(t, "HTTPRoutes served", func() bool { return k.run("", "get", "httproutes").err == nil })
+	featuregatetest.WaitFor(t, time.Minute, "HTTPRoutes served", func() bool { return k.run("", "get", "httproutes").err == nil })
 	const routeWith = `apiVersion: gateway.networking.k8s.io/v1
 kind: HTTPRoute
 metadata: {name: switch, namespace: default}
@@ -532,7 +501,7 @@ spec:
 	}
 
 	must("", "replace", "-f", crd("standard"))
-	waitFor(t, "the standard CRD to be served", func() bool {
+	featuregatetest.WaitFor(t, time.Minute, "the standard CRD to be served", func() bool {
 		r := k.run(routeWith, "apply", "--dry-run=server", "--validate=false", "-o", "jsonpath={.spec.rules[0].retry}", "-f", "-")
 		return r.err == nil && strings.TrimSpace(r.stdout) == ""
 	})
@@ -540,11 +509,11 @@ spec:
 	if strings.Contains(storedRoute(t, cp.EtcdURL), `"retry"`) {
 		t.Fatal("after the switch to the standard CRD and a write, etcd still has retry; stock was expected to prune it")
 	}
-	if ws := warnings(r.stderr); len(ws) != 0 {
+	if ws := featuregatetest.KubectlWarnings(r.stderr); len(ws) != 0 {
 		t.Errorf("stock warned %q; the loss was expected to be silent", ws)
 	}
 	must("", "replace", "-f", crd("experimental"))
-	waitFor(t, "the experimental CRD to be served", func() bool {
+	featuregatetest.WaitFor(t, time.Minute, "the experimental CRD to be served", func() bool {
 		r := k.run(routeWith, "apply", "--dry-run=server", "-o", "jsonpath={.spec.rules[0].retry.attempts}", "-f", "-")
 		return r.err == nil && strings.TrimSpace(r.stdout) == "3"
 	})

@@ -18,27 +18,15 @@ package channels
 
 import (
 	"bytes"
-	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 
 	apiextensionsfeatures "k8s.io/apiextensions-apiserver/pkg/features"
+	"k8s.io/apiextensions-apiserver/test/featuregatetest"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	featuregatetesting "k8s.io/component-base/featuregate/testing"
 )
-
-// moduleDir downloads a module from the Go module proxy and returns its directory.
-func moduleDir(t *testing.T, module string) string {
-	t.Helper()
-	out, err := exec.Command("go", "mod", "download", "-json", module).Output()
-	var info struct{ Dir, Error string }
-	if jerr := json.Unmarshal(out, &info); jerr != nil || err != nil || info.Dir == "" {
-		t.Fatalf("go mod download %s: %v %s %s", module, err, info.Error, out)
-	}
-	return info.Dir
-}
 
 // The generator is not tuned to one release: the channel pairs of several Gateway API
 // releases merge, every merged CRD passes the server's CRD validation as it is (gates,
@@ -47,7 +35,7 @@ func TestMergeGatewayAPIReleases(t *testing.T) {
 	featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, apiextensionsfeatures.CRDFieldLevelVersioning, true)
 	for _, version := range []string{"v1.2.1", "v1.3.0", "v1.4.0"} {
 		t.Run(version, func(t *testing.T) {
-			dir := filepath.Join(moduleDir(t, "sigs.k8s.io/gateway-api@"+version), "config", "crd")
+			dir := filepath.Join(featuregatetest.ModuleDir(t, "sigs.k8s.io/gateway-api@"+version), "config", "crd")
 			std, exp := filepath.Join(dir, "standard"), filepath.Join(dir, "experimental")
 			res, err := Merge(std, exp, nil)
 			if err != nil {
@@ -83,7 +71,7 @@ func TestMergeGatewayAPIReleases(t *testing.T) {
 // examples/gateway-api/crds is what `make gateway-api-crds` writes: the generator run on
 // Gateway API v1.4.0, unchanged.
 func TestGatewayAPIExampleUpToDate(t *testing.T) {
-	dir := filepath.Join(moduleDir(t, "sigs.k8s.io/gateway-api@v1.4.0"), "config", "crd")
+	dir := filepath.Join(featuregatetest.ModuleDir(t, "sigs.k8s.io/gateway-api@v1.4.0"), "config", "crd")
 	res, err := Merge(filepath.Join(dir, "standard"), filepath.Join(dir, "experimental"), nil)
 	if err != nil {
 		t.Fatal(err)
