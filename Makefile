@@ -190,7 +190,7 @@ test-kind-e2e: $(BIN)/etcd $(BIN)/kube-apiserver ## Kubernetes' e2e specs for CR
 test: verify test-unit test-integration test-e2e test-kind test-gateway-api ## Everything CI checks (.ci/run calls exactly this).
 
 .PHONY: test-gateway-api
-test-gateway-api: $(BIN)/kube-apiserver $(BIN)/etcd $(BIN)/kubectl ## Gateway API's examples, invalid examples and CEL suite: stock kube-apiserver with each channel vs ours with the gated set.
+test-gateway-api: $(BIN)/kube-apiserver $(BIN)/etcd $(BIN)/kubectl ## Gateway API's examples, invalid examples and CEL suite: stock kube-apiserver with each channel vs ours with the gated set (GATEWAY_API_VERSION=v1.3.0 for another release).
 	hack/fork/test-gateway-api.sh
 
 .PHONY: gateway-api-crds

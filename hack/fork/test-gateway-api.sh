@@ -3,9 +3,11 @@
 # kube-apiserver v1.37.1 with each channel's CRDs and on ours with examples/gateway-api/crds
 # (test/gatewayapi). The stock binary is built from k8s.io/kubernetes in the module
 # hack/kind/node, with the flags of the kind node image, so the two builds share the cache.
+# GATEWAY_API_VERSION=v1.3.0 tests another release: the test merges its channels itself.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$ROOT"
-out=_output/gateway-api
+export GATEWAY_API_VERSION=${GATEWAY_API_VERSION:-v1.4.0}
+out=_output/gateway-api/$GATEWAY_API_VERSION
 mkdir -p "$out"
 stock="$ROOT/_output/stock/kube-apiserver"
 ldflags="-s -w"

@@ -35,13 +35,25 @@ import (
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"k8s.io/apiextensions-apiserver/cmd/featuregate-gen/channels"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apiextensions-apiserver/test/featuregatetest"
 	"k8s.io/apiextensions-apiserver/test/localup"
 	"sigs.k8s.io/yaml"
 )
 
-const gatewayAPIModule = "sigs.k8s.io/gateway-api@v1.4.0"
+// committedVersion is the Gateway API release of examples/gateway-api/crds.
+const committedVersion = "v1.4.0"
+
+// gatewayAPIVersion is the release to test: committedVersion, or GATEWAY_API_VERSION
+// (make test-gateway-api GATEWAY_API_VERSION=v1.3.0), whose channels are then merged by the
+// generator in the test, as `make gateway-api-crds` would.
+func gatewayAPIVersion() string {
+	if v := os.Getenv("GATEWAY_API_VERSION"); v != "" {
+		return v
+	}
+	return committedVersion
+}
 
 // setup is one server with one CRD set.
 type setup struct {
@@ -79,15 +91,19 @@ func TestGatewayAPIStockVersusGated(t *testing.T) {
 	binDir := env(t, "E2E_BIN_DIR")
 	stockAPIServer := env(t, "GATEWAY_API_STOCK_APISERVER")
 	out := env(t, "GATEWAY_API_OUT")
-	gw := featuregatetest.ModuleDir(t, gatewayAPIModule)
+	version := gatewayAPIVersion()
+	gw := featuregatetest.ModuleDir(t, "sigs.k8s.io/gateway-api@"+version)
 	repoRoot, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
 		t.Fatal(err)
 	}
 	gated := filepath.Join(repoRoot, "examples", "gateway-api", "crds")
+	if version != committedVersion {
+		gated = mergeChannels(t, filepath.Join(gw, "config", "crd"))
+	}
 
 	var report bytes.Buffer
-	fmt.Fprintf(&report, "Gateway API %s, %s\n\n", strings.TrimPrefix(gatewayAPIModule, "sigs.k8s.io/gateway-api@"), time.Now().UTC().Format("2006-01-02"))
+	fmt.Fprintf(&report, "Gateway API %s, %s\n\n", version, time.Now().UTC().Format("2006-01-02"))
 	fmt.Fprintln(&report, "| channel | server | examples accepted | invalid examples rejected | CEL tests passed |")
 	fmt.Fprintln(&report, "| --- | --- | ---: | ---: | ---: |")
 	var intended []string
@@ -270,6 +286,22 @@ func run(t *testing.T, binDir, stockAPIServer, gw, channel string, s setup) *out
 	res.cel = celSuite(t, gw, channel, cp.Kubeconfig)
 	t.Logf("%s: %d examples, %d invalid examples, %d CEL tests", s.name, len(res.examples), len(res.invalid), len(res.cel))
 	return res
+}
+
+// mergeChannels writes the gated CRD set of a release's two channels into a directory.
+func mergeChannels(t *testing.T, crdDir string) string {
+	t.Helper()
+	res, err := channels.Merge(filepath.Join(crdDir, "standard"), filepath.Join(crdDir, "experimental"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, f := range res.Files {
+		if err := os.WriteFile(filepath.Join(dir, f.Name), f.Content, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
 }
 
 // enableAllGates sets enabled: true on every gate of a CRD manifest.
@@ -459,7 +491,7 @@ func TestCompareFindsDifferences(t *testing.T) {
 func TestGatewayAPIChannelSwitchOnStock(t *testing.T) {
 	binDir := env(t, "E2E_BIN_DIR")
 	stockAPIServer := env(t, "GATEWAY_API_STOCK_APISERVER")
-	gw := featuregatetest.ModuleDir(t, gatewayAPIModule)
+	gw := featuregatetest.ModuleDir(t, "sigs.k8s.io/gateway-api@"+gatewayAPIVersion())
 	ports, err := featuregatetest.FreePorts(3)
 	if err != nil {
 		t.Fatal(err)
