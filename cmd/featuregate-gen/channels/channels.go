@@ -42,6 +42,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -151,7 +152,8 @@ func Merge(standardDir, experimentalDir string, cfg *Config) (*Result, error) {
 			out, file = e.crd, e.file
 			res.Copied = append(res.Copied, name)
 		default:
-			m := &merger{name: name, kind: e.crd.Spec.Names.Kind, cfg: cfg.CRDs[name], res: res, gates: map[string]*apiextensionsv1.CustomResourceDefinitionFeatureGate{}}
+			m := &merger{name: name, kind: e.crd.Spec.Names.Kind, cfg: cfg.CRDs[name], res: res,
+				gates: map[string]*apiextensionsv1.CustomResourceDefinitionFeatureGate{}, storagePaths: sets.New[string]()}
 			out, file = m.crd(s.crd, e.crd), e.file
 		}
 		content, err := marshalCRD(out)
@@ -253,6 +255,8 @@ type merger struct {
 	// gates by name, and the default gate names already given to paths.
 	gates        map[string]*apiextensionsv1.CustomResourceDefinitionFeatureGate
 	defaultNames map[string]string
+	// storagePaths are the gated fields of the storage version, which the merger visits first.
+	storagePaths sets.Set[string]
 	version      string
 	storage      bool
 }
@@ -324,8 +328,15 @@ func (m *merger) crd(s, e *apiextensionsv1.CustomResourceDefinition) *apiextensi
 }
 
 // gate returns the gate of a difference at path, declaring it on first use. A gated field
-// (what == "field") adds path to the gate's fieldPaths, in the storage version only.
+// (what == "field") adds path to the gate's fieldPaths, in the storage version only; a field
+// of another version that the storage version does not have is reported, and gets no gate.
 func (m *merger) gate(path, what string) string {
+	if what == "field" && !m.storage && !m.storagePaths.Has(path) {
+		// Gate paths are paths in the storage version: a field that only this version has
+		// cannot be one.
+		m.note("%s: only in the experimental channel, but not in the storage version's schema; not gated in this version", path)
+		return ""
+	}
 	name, stage := "", ""
 	best := -1
 	for _, g := range m.cfg.Gates {
@@ -348,6 +359,7 @@ func (m *merger) gate(path, what string) string {
 	}
 	if what == "field" && m.storage {
 		g.FieldPaths = append(g.FieldPaths, path)
+		m.storagePaths.Insert(path)
 	}
 	m.res.Mapping = append(m.res.Mapping, MappingRow{CRD: m.name, Version: m.version, Gate: name, Path: path, What: what})
 	return name
@@ -392,15 +404,22 @@ func (m *merger) defaultName(path string) string {
 		suffix := fmt.Sprintf("%08X", h.Sum32())
 		name = name[:63-len(suffix)] + suffix
 	}
-	for taken := true; taken; {
-		taken = false
-		for p, n := range m.defaultNames {
-			if n == name && p != path {
-				taken = true
-				name = fmt.Sprintf("%s%d", strings.TrimRight(name, "0123456789"), len(m.defaultNames))
-				break
+	// Two paths can give one name (.spec.a-b and .spec.ab): the later one gets a number.
+	taken := func(n string) bool {
+		for p, other := range m.defaultNames {
+			if other == n && p != path {
+				return true
 			}
 		}
+		return false
+	}
+	base := name
+	for i := 2; taken(name); i++ {
+		suffix := strconv.Itoa(i)
+		if len(base)+len(suffix) > 63 {
+			base = base[:63-len(suffix)]
+		}
+		name = base + suffix
 	}
 	m.defaultNames[path] = name
 	return name

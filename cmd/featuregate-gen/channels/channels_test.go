@@ -368,6 +368,10 @@ func TestDefaultName(t *testing.T) {
 			t.Errorf("defaultName(%s) = %s (valid: %v), want %s", tc.path, got, validGateName(got), tc.want)
 		}
 	}
+	// Two paths that give one name: the later one gets a number.
+	if a, b := m.defaultName(".spec.a-b"), m.defaultName(".spec.ab"); a != "HTTPRouteAb" || b != "HTTPRouteAb2" {
+		t.Errorf("colliding names: %s and %s, want HTTPRouteAb and HTTPRouteAb2", a, b)
+	}
 	// Longer than 63 characters: cut, with a hash of the path, so that two long paths with
 	// the same beginning get different names.
 	long1 := m.defaultName(".spec.aVeryLongFieldNameNumberOne[*].aVeryLongFieldNameNumberTwo[*].three")
@@ -382,5 +386,46 @@ func TestDefaultName(t *testing.T) {
 	}
 	if again := m.defaultName(".spec.aVeryLongFieldNameNumberOne[*].aVeryLongFieldNameNumberTwo[*].three"); again != long1 {
 		t.Errorf("the same path got %s, then %s", long1, again)
+	}
+}
+
+// Gate paths are storage-version paths: an experimental field that only a non-storage
+// version has cannot be gated, and is reported.
+func TestMergeFieldOnlyInANonStorageVersion(t *testing.T) {
+	featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, apiextensionsfeatures.CRDFieldLevelVersioning, true)
+	beta := func(props string) string {
+		return `  - name: v1beta1
+    served: true
+    storage: false
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+` + props
+	}
+	stdDir, expDir := writeChannels(t,
+		map[string]string{"w.yaml": crdYAML("widgets", "              a: {type: string}\n", "", beta("              a: {type: string}\n"))},
+		map[string]string{"w.yaml": crdYAML("widgets", "              a: {type: string}\n              b: {type: string}\n", "",
+			beta("              a: {type: string}\n              b: {type: string}\n              legacy: {type: string}\n"))})
+	res, err := Merge(stdDir, expDir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	crd := decode(t, res.Files[0].Content)
+	validate(t, crd)
+	var gates []string
+	for _, g := range crd.Spec.CustomFeatureGates.FeatureGates {
+		gates = append(gates, g.Name+"="+strings.Join(g.FieldPaths, ","))
+	}
+	// .spec.b is in both versions and gated by its storage path; .spec.legacy, only in
+	// v1beta1, gets no gate.
+	if diff := cmp.Diff([]string{"WidgetB=.spec.b"}, gates); diff != "" {
+		t.Errorf("gates (-want +got):\n%s", diff)
+	}
+	if len(res.Notes) != 1 || !strings.Contains(res.Notes[0], "widgets.example.com v1beta1: .spec.legacy: only in the experimental channel, but not in the storage version's schema") {
+		t.Errorf("notes: %q", res.Notes)
 	}
 }
