@@ -108,12 +108,14 @@ func TestGatewayAPIStockVersusGated(t *testing.T) {
 	fmt.Fprintln(&report, "| --- | --- | ---: | ---: | ---: |")
 	var intended []string
 	for _, channel := range []string{"standard", "experimental"} {
-		stock := run(t, binDir, stockAPIServer, gw, channel, setup{name: "stock, " + channel + " CRDs", stock: true, crdDir: filepath.Join(gw, "config", "crd", channel)})
-		ours := run(t, binDir, stockAPIServer, gw, channel, setup{name: "ours, gated CRDs, gates " + map[bool]string{false: "off", true: "on"}[channel == "experimental"], crdDir: gated, gatesOn: channel == "experimental"})
+		gates := map[string]string{"standard": "off", "experimental": "on"}[channel]
+		stockName, oursName := "stock, "+channel+" CRDs", "ours, gated CRDs, gates "+gates
+		stock := run(t, binDir, stockAPIServer, gw, channel, setup{name: stockName, stock: true, crdDir: filepath.Join(gw, "config", "crd", channel)})
+		ours := run(t, binDir, stockAPIServer, gw, channel, setup{name: oursName, crdDir: gated, gatesOn: gates == "on"})
 		for _, r := range []struct {
 			name string
 			o    *outcome
-		}{{"stock, " + channel + " CRDs", stock}, {"ours, gated CRDs, gates " + map[string]string{"standard": "off", "experimental": "on"}[channel], ours}} {
+		}{{stockName, stock}, {oursName, ours}} {
 			fmt.Fprintf(&report, "| %s | %s | %d/%d | %d/%d | %d/%d |\n", channel, r.name,
 				count(r.o.examples, func(v string) bool { return v == "ok" }), len(r.o.examples),
 				count(r.o.invalid, func(v string) bool { return v != "" }), len(r.o.invalid),

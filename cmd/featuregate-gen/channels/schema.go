@@ -177,17 +177,6 @@ func (m *merger) enum(s, e *apiextensionsv1.JSONSchemaProps, path string) {
 	}
 }
 
-// enumValues are the values of set in the order of ordered.
-func enumValues(set sets.Set[string], ordered []apiextensionsv1.JSON) []apiextensionsv1.JSON {
-	var out []apiextensionsv1.JSON
-	for _, v := range ordered {
-		if set.Has(string(v.Raw)) {
-			out = append(out, v)
-		}
-	}
-	return out
-}
-
 func enumSet(values []apiextensionsv1.JSON) sets.Set[string] {
 	out := sets.New[string]()
 	for _, v := range values {
