@@ -52,6 +52,7 @@ type CustomResourceDefinitionFeatureGate struct {
 	Default *bool
 	// FieldDeprecationWarning replaces the default warning for a deprecated gate.
 	FieldDeprecationWarning *string
-	// FieldPaths are the fields the gate guards, in the storage version's schema.
+	// FieldPaths are fields the gate guards, in the storage version's schema; marks
+	// (x-kubernetes-feature-gate) in each version's schema may guard others.
 	FieldPaths []string
 }

@@ -79,11 +79,14 @@ type CustomResourceDefinitionFeatureGate struct {
 	// +optional
 	FieldDeprecationWarning *string `json:"fieldDeprecationWarning,omitempty" protobuf:"bytes,5,opt,name=fieldDeprecationWarning"`
 
-	// fieldPaths are the fields the gate guards, as paths in the storage version's schema,
+	// fieldPaths are fields the gate guards, as paths in the storage version's schema,
 	// such as `.spec.replicas`. `[*]` after a segment means every item of a list or every
 	// value of a map, such as `.spec.containers[*].image`. Paths into metadata, apiVersion
-	// or kind are not allowed.
+	// or kind are not allowed. A gate may instead guard fields by marking their schema
+	// nodes with x-kubernetes-feature-gate in each version, which needs no change when the
+	// storage version changes; a gate with neither guards only values or rules, through
+	// featureGates in x-kubernetes-validations.
 	// +listType=set
-	// +required
-	FieldPaths []string `json:"fieldPaths" protobuf:"bytes,6,rep,name=fieldPaths"`
+	// +optional
+	FieldPaths []string `json:"fieldPaths,omitempty" protobuf:"bytes,6,rep,name=fieldPaths"`
 }
