@@ -27,13 +27,18 @@ limitations under the License.
 //     (k8s.io/apiextensions-apiserver/pkg/features). With it off, nothing here runs.
 //   - gate: a custom feature gate that a CRD declares in spec.customFeatureGates. This
 //     package is about gates; "feature gate" alone always means the feature.
-//   - gated path: one of a gate's fieldPaths, a path in the storage version's schema.
+//   - mark: x-kubernetes-feature-gate: <Gate> on a node of one version's schema; it guards
+//     that node and everything below it, in that version only.
+//   - gated path: a path that a gate guards in one version's objects: a marked node's path,
+//     or one of a gate's fieldPaths (paths in the storage version's schema, which also hold
+//     in every version of a CRD without a conversion webhook).
 //   - enabled: a gate's own state (Enabled, by KEP-2608's rules). A path is effectively
 //     disabled when its gate, or the gate of a gated path above it, is not enabled; a path
 //     that is not effectively disabled is live.
 //   - field gating: what the server does to a custom resource write with a CRD's gates
 //     (drop, keep the stored value, warn). In the registry, customresource.FieldGates is the
-//     field gating of one CRD revision: an Index plus the storage version and converter.
+//     field gating of one CRD revision: an Index per version plus the storage version and
+//     converter.
 //
 // # Pipeline
 //
@@ -42,9 +47,11 @@ limitations under the License.
 //  1. path.go: ParsePath reads the path syntax (.a.b[*].c); resolve.go: Resolve checks a
 //     path against a structural schema. CRD validation calls both; it never re-implements them.
 //  2. enabled.go: Enabled and States decide whether a gate is enabled.
-//  3. crd.go: SpecsFromV1 and SpecsFromInternal read a CRD's gates as GateSpecs.
-//  4. index.go: Compile builds the Index of a CRD revision: every gated path, and a trie of
-//     the effectively disabled ones, which is all a write needs to walk.
+//  3. crd.go: SpecsFromV1 and SpecsFromInternal read a CRD's gates as GateSpecs; marks.go:
+//     Marks reads a version's marks from its structural schema.
+//  4. index.go: CompileVersion builds the Index of one version of a CRD revision: every
+//     gated path of that version, and a trie of the effectively disabled ones, which is all
+//     a write needs to walk. Compile is the storage version's.
 //  5. apply.go: Index.PrepareForCreate and Index.PrepareForUpdate apply the trie to the
 //     unstructured objects of a write (drop on create, keep the stored value on update;
 //     equal.go compares values) and return the Changes; warnings.go turns Changes and

@@ -87,24 +87,54 @@ type node struct {
 	listMapKeys []string
 }
 
-// Compile builds the index of a CRD's gates. Paths that do not parse are skipped (CRD
-// validation rejects them). schema is the storage version's structural schema, used to
-// correlate list items; it may be nil. It returns nil when there are no gated paths.
+// Compile builds the index of a CRD's gates in its storage version: the gates' fieldPaths
+// and the nodes of schema marked with x-kubernetes-feature-gate. It is CompileVersion with
+// the fieldPaths.
 func Compile(specs []GateSpec, schema *structuralschema.Structural) *Index {
+	return CompileVersion(specs, schema, true)
+}
+
+// CompileVersion builds the index of a CRD's gates for the objects of one version, whose
+// structural schema is schema (it may be nil): the nodes marked there with
+// x-kubernetes-feature-gate, plus the gates' fieldPaths when fieldPaths is true, which is
+// right for the storage version and for every version of a CRD without a conversion webhook
+// (see AppliesToVersion). The schema is also used to correlate list items. Paths that do not
+// parse, reserved paths, the root's mark and marks that name an undeclared gate are skipped
+// (CRD validation rejects them); a marked path that is also a field path keeps the field
+// path's gate (validation requires the two to agree). It returns nil when there are no gated
+// paths.
+func CompileVersion(specs []GateSpec, schema *structuralschema.Structural, fieldPaths bool) *Index {
 	gates := make([]Gate, len(specs))
+	byName := make(map[string]*Gate, len(specs))
 	var paths []GatedPath
+	seen := map[string]bool{}
 	for i, s := range specs {
 		gates[i] = Gate{Name: s.Name, PreRelease: s.PreRelease, Enabled: Enabled(s.PreRelease, s.Enabled, s.Default)}
 		if s.DeprecationWarning != nil && s.PreRelease == Deprecated {
 			gates[i].DeprecationWarning = *s.DeprecationWarning
+		}
+		if _, dup := byName[s.Name]; !dup {
+			byName[s.Name] = &gates[i]
+		}
+		if !fieldPaths {
+			continue
 		}
 		for _, raw := range s.FieldPaths {
 			p, err := ParsePath(raw)
 			if err != nil || p.IsReserved() {
 				continue
 			}
+			seen[p.String()] = true
 			paths = append(paths, GatedPath{Path: p, Gate: &gates[i], warnings: &warningTexts{}})
 		}
+	}
+	for _, m := range Marks(schema) {
+		g, ok := byName[m.Gate]
+		if !ok || m.Path.Len() == 0 || m.Path.IsReserved() || seen[m.Path.String()] {
+			continue
+		}
+		seen[m.Path.String()] = true
+		paths = append(paths, GatedPath{Path: m.Path, Gate: g, warnings: &warningTexts{}})
 	}
 	if len(paths) == 0 {
 		return nil
@@ -122,8 +152,11 @@ func Compile(specs []GateSpec, schema *structuralschema.Structural) *Index {
 	}
 	// A path is effectively enabled when its gate is enabled and every gated ancestor path is
 	// effectively enabled. Ancestors come first, so looking up each proper prefix of a path
-	// among the paths seen so far is enough: O(paths x depth).
+	// among the paths seen so far is enough: O(paths x depth). A disabled ancestor with a [*]
+	// step also covers a named step at its place (`.spec.limits[*]` covers
+	// `.spec.limits.cpu.max`, see covers): those few are checked one by one.
 	byPath := make(map[string]*GatedPath, len(paths))
+	var disabledWildcards []*GatedPath
 	for i := range paths {
 		p := &paths[i]
 		p.EffectivelyEnabled = p.Gate.Enabled
@@ -132,7 +165,18 @@ func Compile(specs []GateSpec, schema *structuralschema.Structural) *Index {
 				p.EffectivelyEnabled = false
 			}
 		}
+		for _, q := range disabledWildcards {
+			if !p.EffectivelyEnabled {
+				break
+			}
+			if q.Path.Len() < p.Path.Len() && covers(q.Path, p.Path) {
+				p.EffectivelyEnabled = false
+			}
+		}
 		byPath[p.Path.String()] = p
+		if !p.EffectivelyEnabled && p.Path.hasWildcard() {
+			disabledWildcards = append(disabledWildcards, p)
+		}
 	}
 	for i := range paths {
 		p := &paths[i]

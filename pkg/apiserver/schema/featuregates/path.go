@@ -150,3 +150,13 @@ var reservedRoots = map[string]bool{"metadata": true, "apiVersion": true, "kind"
 func (p Path) IsReserved() bool {
 	return reservedRoots[p.Root()]
 }
+
+// hasWildcard reports whether a step of the path is [*].
+func (p Path) hasWildcard() bool {
+	for _, st := range p.steps {
+		if st.Wildcard {
+			return true
+		}
+	}
+	return false
+}

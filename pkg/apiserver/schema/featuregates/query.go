@@ -51,3 +51,12 @@ func covers(q, p Path) bool {
 	}
 	return true
 }
+
+// HasValue reports whether the JSON value obj holds a value at p: a field step selects the
+// property of an object, or the key of a map, with that name; `[*]` holds a value when any
+// item of a list, or any value of a map, holds one at the rest of the path. A field that is
+// present holds a value, whatever it is (null, an empty object or list): while its gate is
+// disabled, a write can no longer change it.
+func HasValue(obj interface{}, p Path) bool {
+	return valueAt(obj, p.steps)
+}

@@ -17,6 +17,7 @@ limitations under the License.
 package featuregates
 
 import (
+	"encoding/json"
 	"testing"
 
 	"k8s.io/utils/ptr"
@@ -89,5 +90,45 @@ func TestDisabledBy(t *testing.T) {
 	p, _ := ParsePath(".spec.replicas")
 	if q := nilIndex.DisabledBy(p); q != nil {
 		t.Errorf("a nil index disabled %s", q.Path.String())
+	}
+}
+
+func TestHasValue(t *testing.T) {
+	obj := map[string]interface{}{}
+	if err := json.Unmarshal([]byte(`{
+"spec": {"replicas": 0, "empty": {}, "nothing": null, "list": [], "items": [{"a": 1}, {"b": {"c": [1]}}],
+         "matrix": [[{"x": 1}], []], "tiers": {"gold": {"size": 1}, "silver": {}}}}`), &obj); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		path string
+		want bool
+	}{
+		{".spec", true},
+		{".spec.replicas", true},
+		{".spec.empty", true},
+		{".spec.nothing", true},
+		{".spec.list", true},
+		{".spec.list[*]", false},
+		{".spec.missing", false},
+		{".spec.replicas.x", false},
+		{".spec.items[*].a", true},
+		{".spec.items[*].b.c[*]", true},
+		{".spec.items[*].d", false},
+		{".spec.items.a", false},
+		{".spec.matrix[*][*].x", true},
+		{".spec.tiers.gold.size", true},
+		{".spec.tiers.silver.size", false},
+		{".spec.tiers[*].size", true},
+		{".spec.tiers.bronze", false},
+	}
+	for _, tc := range tests {
+		p, err := ParsePath(tc.path)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.path, err)
+		}
+		if got := HasValue(obj, p); got != tc.want {
+			t.Errorf("HasValue(%s) = %v, want %v", tc.path, got, tc.want)
+		}
 	}
 }
