@@ -23,17 +23,20 @@ import (
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 )
 
-// dropDisabledCustomFeatureGates drops spec.customFeatureGates while the
-// CRDFieldLevelVersioning feature gate is disabled, unless the old object already uses it:
-// data that is already stored is never lost.
+// dropDisabledCustomFeatureGates drops spec.customFeatureGates, and the
+// x-kubernetes-feature-gate marks of every version's schema, while the CRDFieldLevelVersioning
+// feature gate is disabled, unless the old object already uses them: data that is already
+// stored is never lost.
 func dropDisabledCustomFeatureGates(newCRD, oldCRD *apiextensions.CustomResourceDefinition) {
 	if utilfeature.DefaultFeatureGate.Enabled(apiextensionsfeatures.CRDFieldLevelVersioning) {
 		return
 	}
-	if oldCRD != nil && oldCRD.Spec.CustomFeatureGates != nil {
-		return
+	if oldCRD == nil || oldCRD.Spec.CustomFeatureGates == nil {
+		newCRD.Spec.CustomFeatureGates = nil
 	}
-	newCRD.Spec.CustomFeatureGates = nil
+	if oldCRD == nil || !validation.HasFeatureGateMarks(&oldCRD.Spec) {
+		validation.DropFeatureGateMarks(&newCRD.Spec)
+	}
 }
 
 // gateWarnings are the fork's warnings for a CRD create (oldCRD nil) or update. On update, a

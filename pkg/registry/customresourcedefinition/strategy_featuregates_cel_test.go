@@ -28,7 +28,7 @@ import (
 	featuregatetesting "k8s.io/component-base/featuregate/testing"
 )
 
-const unusedGateWarning = "spec.customFeatureGates.featureGates[1]: feature gate FastMode has no fieldPaths and no x-kubernetes-validations rule reads featureGates.FastMode, so it has no effect"
+const unusedGateWarning = "spec.customFeatureGates.featureGates[1]: feature gate FastMode has no fieldPaths, no schema marks it with x-kubernetes-feature-gate, and no x-kubernetes-validations rule reads featureGates.FastMode, so it has no effect"
 
 // TestCustomFeatureGateUnusedWarningsInStrategy: a gate without fieldPaths that no rule
 // reads draws a warning on CRD create and update; once a rule reads it, it does not.

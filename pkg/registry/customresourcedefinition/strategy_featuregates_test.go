@@ -100,3 +100,55 @@ func TestDropDisabledCustomFeatureGates(t *testing.T) {
 		})
 	}
 }
+
+// TestDropDisabledFeatureGateMarks: with CRDFieldLevelVersioning off, the
+// x-kubernetes-feature-gate marks of a new CRD's schemas are dropped, and an update keeps
+// them when the old CRD has marks (judged apart from spec.customFeatureGates).
+func TestDropDisabledFeatureGateMarks(t *testing.T) {
+	crd := func(marked bool) *apiextensions.CustomResourceDefinition {
+		port := apiextensions.JSONSchemaProps{Type: "string"}
+		if marked {
+			port.XFeatureGate = ptr.To("PortGate")
+		}
+		return &apiextensions.CustomResourceDefinition{
+			ObjectMeta: metav1.ObjectMeta{Name: "crontabs.stable.example.com", ResourceVersion: "1", Generation: 1},
+			Spec: apiextensions.CustomResourceDefinitionSpec{
+				Group: "stable.example.com",
+				Versions: []apiextensions.CustomResourceDefinitionVersion{{Name: "v1", Served: true, Storage: true,
+					Schema: &apiextensions.CustomResourceValidation{OpenAPIV3Schema: &apiextensions.JSONSchemaProps{
+						Type: "object", Properties: map[string]apiextensions.JSONSchemaProps{
+							"spec": {Type: "object", Properties: map[string]apiextensions.JSONSchemaProps{"port": port}},
+						}}}}},
+			},
+		}
+	}
+	marked := func(c *apiextensions.CustomResourceDefinition) bool {
+		return c.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"].Properties["port"].XFeatureGate != nil
+	}
+	for _, tc := range []struct {
+		name    string
+		feature bool
+		old     *bool // nil: a create
+		want    bool
+	}{
+		{name: "create, feature off: dropped", want: false},
+		{name: "create, feature on: kept", feature: true, want: true},
+		{name: "update, feature off, old without marks: dropped", old: ptr.To(false), want: false},
+		{name: "update, feature off, old with marks: kept", old: ptr.To(true), want: true},
+		{name: "update, feature on: kept", feature: true, old: ptr.To(false), want: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, apiextensionsfeatures.CRDFieldLevelVersioning, tc.feature)
+			s := NewStrategy(nil)
+			newCRD := crd(true)
+			if tc.old == nil {
+				s.PrepareForCreate(context.Background(), newCRD)
+			} else {
+				s.PrepareForUpdate(context.Background(), newCRD, crd(*tc.old))
+			}
+			if got := marked(newCRD); got != tc.want {
+				t.Errorf("the mark is kept: %t, want %t", got, tc.want)
+			}
+		})
+	}
+}

@@ -50,7 +50,7 @@ func withCustomFeatureGatesCEL(opts *validationOptions, spec *apiextensions.Cust
 }
 
 // UnusedGateWarnings returns a warning for each declared gate that guards no
-// field path and that no x-kubernetes-validations rule or messageExpression of any version
+// field path, that no version's schema marks with x-kubernetes-feature-gate, and that no x-kubernetes-validations rule or messageExpression of any version
 // reads as featureGates.<Name>: such a gate does nothing.
 func UnusedGateWarnings(spec *apiextensions.CustomResourceDefinitionSpec) []string {
 	if spec.CustomFeatureGates == nil || len(spec.CustomFeatureGates.FeatureGates) > MaxCustomFeatureGates {
@@ -64,6 +64,9 @@ func UnusedGateWarnings(spec *apiextensions.CustomResourceDefinitionSpec) []stri
 	}
 	if len(unused) == 0 {
 		return nil
+	}
+	for name := range featureGateMarkNames(spec) {
+		delete(unused, name)
 	}
 	markUsed := func(expression string) {
 		names, all := cel.FeatureGatesUsedBy(expression)
@@ -93,50 +96,19 @@ func UnusedGateWarnings(spec *apiextensions.CustomResourceDefinitionSpec) []stri
 	base := field.NewPath("spec", "customFeatureGates", "featureGates")
 	warnings := make([]string, 0, len(indices))
 	for _, i := range indices {
-		warnings = append(warnings, fmt.Sprintf("%s: feature gate %s has no fieldPaths and no x-kubernetes-validations rule reads featureGates.%s, so it has no effect",
+		warnings = append(warnings, fmt.Sprintf("%s: feature gate %s has no fieldPaths, no schema marks it with x-kubernetes-feature-gate, and no x-kubernetes-validations rule reads featureGates.%s, so it has no effect",
 			base.Index(i), spec.CustomFeatureGates.FeatureGates[i].Name, spec.CustomFeatureGates.FeatureGates[i].Name))
 	}
 	return warnings
 }
 
 // forEachValidationRule calls f with the rule and messageExpression of every
-// x-kubernetes-validations entry in s and below it, until no gate is left to find.
+// x-kubernetes-validations entry in s and below it.
 func forEachValidationRule(s *apiextensions.JSONSchemaProps, f func(expression string)) {
-	if s == nil {
-		return
-	}
-	for _, r := range s.XValidations {
-		f(r.Rule)
-		f(r.MessageExpression)
-	}
-	for _, p := range s.Properties {
-		forEachValidationRule(&p, f)
-	}
-	for _, p := range s.PatternProperties {
-		forEachValidationRule(&p, f)
-	}
-	for _, p := range s.Definitions {
-		forEachValidationRule(&p, f)
-	}
-	for _, p := range s.Dependencies {
-		forEachValidationRule(p.Schema, f)
-	}
-	if s.Items != nil {
-		forEachValidationRule(s.Items.Schema, f)
-		for i := range s.Items.JSONSchemas {
-			forEachValidationRule(&s.Items.JSONSchemas[i], f)
+	forEachSchema(s, func(s *apiextensions.JSONSchemaProps) {
+		for _, r := range s.XValidations {
+			f(r.Rule)
+			f(r.MessageExpression)
 		}
-	}
-	if s.AdditionalProperties != nil {
-		forEachValidationRule(s.AdditionalProperties.Schema, f)
-	}
-	if s.AdditionalItems != nil {
-		forEachValidationRule(s.AdditionalItems.Schema, f)
-	}
-	for _, list := range [][]apiextensions.JSONSchemaProps{s.AllOf, s.AnyOf, s.OneOf} {
-		for i := range list {
-			forEachValidationRule(&list[i], f)
-		}
-	}
-	forEachValidationRule(s.Not, f)
+	})
 }

@@ -116,7 +116,7 @@ func TestValidateCustomFeatureGatesInCELRules(t *testing.T) {
 
 func TestUnusedGateWarnings(t *testing.T) {
 	unused := func(i int, name string) string {
-		return "spec.customFeatureGates.featureGates[" + string(rune('0'+i)) + "]: feature gate " + name + " has no fieldPaths and no x-kubernetes-validations rule reads featureGates." + name + ", so it has no effect"
+		return "spec.customFeatureGates.featureGates[" + string(rune('0'+i)) + "]: feature gate " + name + " has no fieldPaths, no schema marks it with x-kubernetes-feature-gate, and no x-kubernetes-validations rule reads featureGates." + name + ", so it has no effect"
 	}
 	tests := []struct {
 		name  string
