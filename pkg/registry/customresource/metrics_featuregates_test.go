@@ -19,6 +19,7 @@ package customresource
 import (
 	"context"
 	"fmt"
+	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 	"strings"
 	"testing"
 
@@ -129,7 +130,7 @@ apiextensions_custom_feature_gate_field_drops_total{group="stable.example.com",n
 			crd.Spec.Names.Plural = "crontabs"
 			kind := schema.GroupVersionKind{Group: "stable.example.com", Version: "v1", Kind: "CronTab"}
 			s := NewStrategy(nil, true, kind, nil, nil, fieldGateTestSchema(), &apiextensions.CustomResourceSubresourceStatus{}, nil, nil)
-			s = s.WithFieldGates(NewFieldGates(crd, "v1", fieldGateTestSchema(), nil))
+			s = s.WithFieldGates(NewFieldGates(crd, "v1", map[string]*structuralschema.Structural{"v1": fieldGateTestSchema()}, nil))
 			if !tc.statusWrite {
 				// The main resource writes everything, so that .status paths count too.
 				s.status = nil

@@ -36,63 +36,94 @@ import (
 // with the CRD's other serving state and shared, read-only, by the strategies of all the
 // CRD's versions.
 type FieldGates struct {
-	index *featuregates.Index
+	// indexes are the compiled gates of each version's objects (featuregates.CompileVersion):
+	// the version's x-kubernetes-feature-gate marks, and the gates' fieldPaths where they are
+	// paths of that version (featuregates.AppliesToVersion). A version without gated paths
+	// has none.
+	indexes map[string]*featuregates.Index
+	// storage is the index of the storage version.
+	storage *featuregates.Index
 	// acts is true when gating acts on writes: an effectively disabled path or a deprecated
-	// gate. Otherwise writes take upstream's path (the fast path), decided by this one field.
+	// gate in some version. Otherwise writes take upstream's path (the fast path), decided by
+	// this one field.
 	acts           bool
 	storageVersion schema.GroupVersion
+	// crd is the CRD's name, and webhook describes its conversion webhook, for errors.
+	crd, webhook string
 	// resource is the CRD's plural name, a label of the field gate metrics.
 	resource string
 	// dropCounters caches the drop counter series of this revision (see dropCounter).
 	dropCounters sync.Map
-	// convertor converts objects to the storage version and back. It is nil when versions
-	// differ only in apiVersion (conversion None), and the gates apply as they are.
+	// convertor converts objects between versions. It is nil when versions differ only in
+	// apiVersion (conversion None): an object of any version is then gated as it is.
 	convertor runtime.ObjectConvertor
-	// gatedVersions are the versions whose objects have the gate paths as they are (see
-	// featuregates.AppliesToVersion).
-	gatedVersions map[string]bool
+	// storageAlike are the versions whose index is the storage version's: with conversion
+	// None, when neither the version nor the storage version has marks, both indexes hold
+	// the fieldPaths only, so the storage version's step of prepare would find nothing new.
+	storageAlike map[string]bool
 }
 
-// NewFieldGates compiles the gates of a CRD against its storage version's structural
-// schema. It returns nil, and custom resources behave as upstream, when the
-// CRDFieldLevelVersioning feature is off or the CRD has no gated path.
-func NewFieldGates(crd *apiextensionsv1.CustomResourceDefinition, storageVersion string, storageSchema *structuralschema.Structural, convertor runtime.ObjectConvertor) *FieldGates {
+// NewFieldGates compiles the gates of a CRD for each of its versions, from the versions'
+// structural schemas. It returns nil, and custom resources behave as upstream, when the
+// CRDFieldLevelVersioning feature is off or no version has a gated path.
+func NewFieldGates(crd *apiextensionsv1.CustomResourceDefinition, storageVersion string, schemas map[string]*structuralschema.Structural, convertor runtime.ObjectConvertor) *FieldGates {
 	if !utilfeature.DefaultFeatureGate.Enabled(apiextensionsfeatures.CRDFieldLevelVersioning) || crd.Spec.CustomFeatureGates == nil {
 		return nil
 	}
-	index := featuregates.Compile(featuregates.SpecsFromV1(crd.Spec.CustomFeatureGates), storageSchema)
-	if index == nil {
+	specs := featuregates.SpecsFromV1(crd.Spec.CustomFeatureGates)
+	g := &FieldGates{
+		indexes:        map[string]*featuregates.Index{},
+		storageVersion: schema.GroupVersion{Group: crd.Spec.Group, Version: storageVersion},
+		crd:            crd.Name,
+		resource:       crd.Spec.Names.Plural,
+	}
+	versions := []string{storageVersion}
+	for _, v := range crd.Spec.Versions {
+		if v.Name != storageVersion {
+			versions = append(versions, v.Name)
+		}
+	}
+	for _, v := range versions {
+		index := featuregates.CompileVersion(specs, schemas[v], v == storageVersion || featuregates.AppliesToVersion(crd, v))
+		if index == nil {
+			continue
+		}
+		g.indexes[v] = index
+		g.acts = g.acts || index.HasDisabled() || index.HasDeprecated()
+	}
+	if len(g.indexes) == 0 {
 		return nil
 	}
-	g := &FieldGates{index: index, acts: index.HasDisabled() || index.HasDeprecated(), storageVersion: schema.GroupVersion{Group: crd.Spec.Group, Version: storageVersion}, resource: crd.Spec.Names.Plural}
+	g.storage = g.indexes[storageVersion]
 	if crd.Spec.Conversion != nil && crd.Spec.Conversion.Strategy == apiextensionsv1.WebhookConverter {
 		g.convertor = convertor
-	}
-	g.gatedVersions = map[string]bool{}
-	for _, v := range crd.Spec.Versions {
-		if featuregates.AppliesToVersion(crd, v.Name) {
-			g.gatedVersions[v.Name] = true
+		g.webhook = describeWebhook(crd.Spec.Conversion.Webhook)
+	} else if !featuregates.HasMarks(schemas[storageVersion]) {
+		g.storageAlike = map[string]bool{}
+		for _, v := range versions {
+			g.storageAlike[v] = !featuregates.HasMarks(schemas[v])
 		}
 	}
 	return g
 }
 
 // WithoutDisabledDefaults returns the CRD's structural schemas by version, where defaulting
-// puts no value at an effectively disabled path (featuregates.Index.WithoutDisabledDefaults)
-// in the versions the gate paths apply to. Defaulting happens when a request is decoded and
-// when an object is read from storage, both before gating; the handler builds these schemas
-// once per CRD revision. It returns schemas itself when no default is affected, or when g is
-// nil (the feature is off, or the CRD has no gated path).
+// puts no value at a path that is effectively disabled in that version
+// (featuregates.Index.WithoutDisabledDefaults). Defaulting happens when a request is decoded
+// and when an object is read from storage, both before gating; the handler builds these
+// schemas once per CRD revision. It returns schemas itself when no default is affected, or
+// when g is nil (the feature is off, or the CRD has no gated path).
 func (g *FieldGates) WithoutDisabledDefaults(schemas map[string]*structuralschema.Structural) map[string]*structuralschema.Structural {
-	if g == nil || !g.index.HasDisabled() {
+	if g == nil {
 		return schemas
 	}
 	var out map[string]*structuralschema.Structural
 	for version, s := range schemas {
-		if !g.gatedVersions[version] {
+		index := g.indexes[version]
+		if !index.HasDisabled() {
 			continue
 		}
-		gated := g.index.WithoutDisabledDefaults(s)
+		gated := index.WithoutDisabledDefaults(s)
 		if gated == s {
 			continue
 		}
@@ -121,78 +152,139 @@ func (a customResourceStrategy) mainScope() featuregates.Scope {
 	return featuregates.ScopeAll
 }
 
-// prepare applies the gates to a create (old nil) or an update, in the storage version,
-// before the generation is computed. Each dropped or not-applied value draws a warning, and
-// is counted and audited; inside a gated write (see gatedWrite) only once the write is done,
-// and only for the attempt that was persisted. When the write cannot be brought to the
-// storage version for gating, the write fails (see gatedWrite.fail).
+// prepare applies the gates to a create (old nil) or an update, before the generation is
+// computed, in two steps:
+//
+//  1. in the version the client sent, with that version's index, before any conversion, so
+//     that a conversion webhook never sees a value at a path disabled in that version;
+//  2. when that is not the storage version, in the storage version, with its index: the
+//     object is converted, gated, and converted back when gating changed it. A conversion
+//     webhook that then does not give back what was gated fails the write (see
+//     notRoundTripped): the persisted object never holds a value at a path that is disabled
+//     in the storage version.
+//
+// Each dropped or not-applied value draws a warning, and is counted and audited; inside a
+// gated write (see gatedWrite) only once the write is done, and only for the attempt that was
+// persisted. When the write cannot be converted for gating, the write fails (see
+// gatedWrite.fail).
 func (g *FieldGates) prepare(ctx context.Context, obj, old runtime.Object, scope featuregates.Scope) {
 	if g == nil || !g.acts {
 		return // the fast path: nothing is converted or copied
 	}
 	w := gatedWriteFrom(ctx)
 	w.startAttempt()
-	if !g.index.HasDisabled() {
-		return
+	newObj, ok := obj.(*unstructured.Unstructured)
+	if !ok {
+		return // only unstructured objects are gated
 	}
-	newObj, stored, back, oldContent, err := g.inStorageVersion(obj, old)
-	if err != nil {
-		w.fail(err)
-		return
-	}
-	if newObj == nil {
-		return
-	}
-	changes := g.index.PrepareForUpdate(stored.UnstructuredContent(), oldContent, scope)
-	if len(changes) == 0 {
-		return
-	}
-	if back != nil {
-		if err := back(stored, newObj); err != nil {
+	gv := newObj.GroupVersionKind().GroupVersion()
+	var changes []featuregates.Change
+	if index := g.indexes[gv.Version]; index.HasDisabled() {
+		oldContent, err := g.contentIn(old, gv)
+		if err != nil {
 			w.fail(err)
 			return
 		}
+		changes = index.PrepareForUpdate(newObj.UnstructuredContent(), oldContent, scope)
 	}
-	w.record(ctx, g, changes, old == nil)
+	if gv != g.storageVersion && !g.storageAlike[gv.Version] && g.storage.HasDisabled() {
+		storageChanges, err := g.prepareInStorageVersion(newObj, old, scope)
+		if err != nil {
+			w.fail(err)
+			return
+		}
+		changes = append(changes, storageChanges...)
+	}
+	if len(changes) > 0 {
+		w.record(ctx, g, changes, old == nil)
+	}
 }
 
-// deprecationWarnings returns the warnings for fields of deprecated gates the write uses.
+// prepareInStorageVersion is the second step of prepare: it gates newObj, which is not in the
+// storage version, in the storage version, and writes the result back into newObj.
+func (g *FieldGates) prepareInStorageVersion(newObj *unstructured.Unstructured, old runtime.Object, scope featuregates.Scope) ([]featuregates.Change, error) {
+	stored, back, err := g.toStorage(newObj)
+	if err != nil {
+		return nil, err
+	}
+	oldContent, err := g.contentIn(old, g.storageVersion)
+	if err != nil {
+		return nil, err
+	}
+	changes := g.storage.PrepareForUpdate(stored.UnstructuredContent(), oldContent, scope)
+	if len(changes) == 0 || back == nil {
+		// Unchanged, the storage layer converts newObj to what was gated here; with conversion
+		// None the gated object is newObj itself.
+		return changes, nil
+	}
+	gv := newObj.GroupVersionKind().GroupVersion()
+	if err := back(stored, newObj); err != nil {
+		return nil, err
+	}
+	// The storage layer converts newObj again. A webhook that round-trips gives back what was
+	// gated; check that it does, on the conversion the storage layer will make.
+	again, _, err := g.toStorage(newObj)
+	if err != nil {
+		return nil, err
+	}
+	if left := g.storage.PrepareForUpdate(again.UnstructuredContent(), oldContent, scope); len(left) > 0 {
+		return nil, g.notRoundTripped(gv, left[0])
+	}
+	return changes, nil
+}
+
+// deprecationWarnings returns the warnings for fields of deprecated gates the write uses, by
+// the index of the version the client sent; when that version has no deprecated path of its
+// own, by the storage version's index, on the object converted to the storage version.
 // Inside a gated write they are recorded with the attempt instead, and nil is returned.
 func (g *FieldGates) deprecationWarnings(ctx context.Context, obj, old runtime.Object, scope featuregates.Scope) []string {
-	if g == nil || !g.acts || !g.index.HasDeprecated() {
+	if g == nil || !g.acts {
 		return nil
 	}
-	_, stored, _, oldContent, err := g.inStorageVersion(obj, old)
-	if err != nil || stored == nil {
-		return nil // with a disabled gate, prepare failed the write; without one, storage reports it
-	}
-	return gatedWriteFrom(ctx).warn(g.index.DeprecationWarnings(stored.UnstructuredContent(), oldContent, scope))
-}
-
-// inStorageVersion brings the request object, and the stored object when old is not nil,
-// to the storage version. It returns the request object, its storage-version form with the
-// function that writes that form back (see toStorage), and the stored object's content.
-// Objects that are not unstructured are not gated: newObj is then nil.
-func (g *FieldGates) inStorageVersion(obj, old runtime.Object) (newObj, stored *unstructured.Unstructured, back func(stored, into *unstructured.Unstructured) error, oldContent map[string]interface{}, err error) {
 	newObj, ok := obj.(*unstructured.Unstructured)
 	if !ok {
-		return nil, nil, nil, nil, nil
+		return nil
 	}
-	if stored, back, err = g.toStorage(newObj); err != nil {
-		return nil, nil, nil, nil, err
-	}
-	if old != nil {
-		oldObj, isU := old.(*unstructured.Unstructured)
-		if !isU {
-			return nil, nil, nil, nil, nil
+	gv := newObj.GroupVersionKind().GroupVersion()
+	index, content := g.indexes[gv.Version], newObj.UnstructuredContent()
+	if !index.HasDeprecated() {
+		if gv == g.storageVersion || !g.storage.HasDeprecated() {
+			return nil
 		}
-		oldStored, _, err := g.toStorage(oldObj)
+		stored, _, err := g.toStorage(newObj)
 		if err != nil {
-			return nil, nil, nil, nil, err
+			return nil // with a disabled gate, prepare failed the write; without one, storage reports it
 		}
-		oldContent = oldStored.UnstructuredContent()
+		index, content, gv = g.storage, stored.UnstructuredContent(), g.storageVersion
 	}
-	return newObj, stored, back, oldContent, nil
+	oldContent, err := g.contentIn(old, gv)
+	if err != nil {
+		return nil
+	}
+	return gatedWriteFrom(ctx).warn(index.DeprecationWarnings(content, oldContent, scope))
+}
+
+// contentIn returns the content of the stored object old in version gv: nil when old is nil
+// (a create) or not unstructured, old's own content when it is in gv or versions differ only
+// in apiVersion (conversion None), and otherwise the content of a converted copy.
+func (g *FieldGates) contentIn(old runtime.Object, gv schema.GroupVersion) (map[string]interface{}, error) {
+	oldObj, ok := old.(*unstructured.Unstructured)
+	if !ok || oldObj == nil {
+		return nil, nil
+	}
+	from := oldObj.GroupVersionKind().GroupVersion()
+	if g.convertor == nil || from == gv {
+		return oldObj.UnstructuredContent(), nil
+	}
+	out, err := g.convertor.ConvertToVersion(oldObj.DeepCopy(), gv)
+	if err != nil {
+		return nil, conversionError(from, gv, err)
+	}
+	u, ok := out.(*unstructured.Unstructured)
+	if !ok {
+		return nil, conversionError(from, gv, fmt.Errorf("the converter returned %T", out))
+	}
+	return u.UnstructuredContent(), nil
 }
 
 // toStorage returns the object in the storage version, and a function that writes a
@@ -234,4 +326,38 @@ func (g *FieldGates) toStorage(obj *unstructured.Unstructured) (stored *unstruct
 // converter's message.
 func conversionError(from, to schema.GroupVersion, err error) error {
 	return fmt.Errorf("field feature gates: cannot convert from %s to %s: %w", from, to, err)
+}
+
+// notRoundTripped is the error of a write whose conversion to the storage version, after
+// gating there, still puts a value at a disabled path (or changes a kept one): the conversion
+// webhook does not give back what gating left. Storing the value would let a disabled field
+// in; leaving it out is impossible, since the storage layer converts the request object with
+// the same webhook. So the write fails, and the error names the path, the gate and the
+// webhook, whose author must make the conversion round-trip that field. Like a conversion
+// failure, it answers 500.
+func (g *FieldGates) notRoundTripped(from schema.GroupVersion, c featuregates.Change) error {
+	what := "puts a value"
+	if c.Kind == featuregates.NotApplied {
+		what = "changes the stored value"
+	}
+	return fmt.Errorf("field feature gates: the conversion webhook of CustomResourceDefinition %s (%s) does not round-trip gated fields: converting this %s object to the storage version %s %s at %s, which feature gate %s (%s) disables there; nothing was persisted",
+		g.crd, g.webhook, from.Version, g.storageVersion.Version, what, c.Path.Path.String(), c.Path.Gate.Name, c.Path.Gate.PreRelease)
+}
+
+// describeWebhook names a conversion webhook's endpoint for an error message.
+func describeWebhook(w *apiextensionsv1.WebhookConversion) string {
+	switch {
+	case w == nil || w.ClientConfig == nil:
+		return "conversion webhook"
+	case w.ClientConfig.Service != nil:
+		s := w.ClientConfig.Service
+		path := ""
+		if s.Path != nil {
+			path = *s.Path
+		}
+		return featuregates.Printable(fmt.Sprintf("service %s/%s%s", s.Namespace, s.Name, path))
+	case w.ClientConfig.URL != nil:
+		return featuregates.Printable("URL " + *w.ClientConfig.URL)
+	}
+	return "conversion webhook"
 }

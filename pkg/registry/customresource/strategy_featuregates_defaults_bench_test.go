@@ -62,7 +62,7 @@ func BenchmarkFieldGatesDefaulting(b *testing.B) {
 		if len(setup.gates) > 0 {
 			crd := fieldGateTestCRD(apiextensionsv1.NoneConverter, setup.gates...)
 			crd.Spec.Versions = []apiextensionsv1.CustomResourceDefinitionVersion{{Name: "v1", Served: true, Storage: true}}
-			defaulting = NewFieldGates(crd, "v1", schema, nil).WithoutDisabledDefaults(map[string]*structuralschema.Structural{"v1": schema})["v1"]
+			defaulting = NewFieldGates(crd, "v1", map[string]*structuralschema.Structural{"v1": schema}, nil).WithoutDisabledDefaults(map[string]*structuralschema.Structural{"v1": schema})["v1"]
 		}
 		same := 0.0
 		if defaulting == schema {

@@ -53,7 +53,7 @@ func TestFieldGatesDefaultsProperty(t *testing.T) {
 		gates := g.gates(root)
 		crd := fieldGateTestCRD(apiextensionsv1.NoneConverter, gates...)
 		crd.Spec.Versions = []apiextensionsv1.CustomResourceDefinitionVersion{{Name: "v1", Served: true, Storage: true}}
-		fieldGates := NewFieldGates(crd, "v1", root, nil)
+		fieldGates := NewFieldGates(crd, "v1", map[string]*structuralschema.Structural{"v1": root}, nil)
 		gatedSchema := fieldGates.WithoutDisabledDefaults(map[string]*structuralschema.Structural{"v1": root})["v1"]
 		strategy := NewStrategy(nil, true, kind, nil, nil, root, nil, nil, nil).WithFieldGates(fieldGates)
 

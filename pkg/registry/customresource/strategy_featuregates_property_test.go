@@ -58,7 +58,7 @@ func TestFieldGatesProperties(t *testing.T) {
 		root := &structuralschema.Structural{Generic: structuralschema.Generic{Type: "object"}, Properties: map[string]structuralschema.Structural{"spec": *spec}}
 		gates := g.gates(root)
 		crd := fieldGateTestCRD(apiextensionsv1.NoneConverter, gates...)
-		fieldGates := NewFieldGates(crd, "v1", root, nil)
+		fieldGates := NewFieldGates(crd, "v1", map[string]*structuralschema.Structural{"v1": root}, nil)
 		gated := NewStrategy(nil, true, kind, nil, nil, root, nil, nil, nil).WithFieldGates(fieldGates)
 		upstream := NewStrategy(nil, true, kind, nil, nil, root, nil, nil, nil)
 

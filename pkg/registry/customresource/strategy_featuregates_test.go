@@ -166,7 +166,7 @@ func TestFieldGatesThroughStrategy(t *testing.T) {
 				status = &apiextensions.CustomResourceSubresourceStatus{}
 			}
 			s := NewStrategy(nil, true, kind, nil, nil, fieldGateTestSchema(), status, nil, nil)
-			s = s.WithFieldGates(NewFieldGates(fieldGateTestCRD(apiextensionsv1.NoneConverter, tc.gates...), "v1", fieldGateTestSchema(), nil))
+			s = s.WithFieldGates(NewFieldGates(fieldGateTestCRD(apiextensionsv1.NoneConverter, tc.gates...), "v1", map[string]*structuralschema.Structural{"v1": fieldGateTestSchema()}, nil))
 			rec := &warningRecorder{}
 			ctx := warning.WithWarningRecorder(context.Background(), rec)
 
@@ -225,7 +225,7 @@ func TestFieldGatesWithConversionWebhook(t *testing.T) {
 	gate := apiextensionsv1.CustomResourceDefinitionFeatureGate{Name: "ReplicasFeatureGate", PreRelease: "alpha", FieldPaths: []string{".spec.replicas"}}
 	kind := schema.GroupVersionKind{Group: "stable.example.com", Version: "v2", Kind: "CronTab"}
 	s := NewStrategy(nil, true, kind, nil, nil, nil, nil, nil, nil).
-		WithFieldGates(NewFieldGates(fieldGateTestCRD(apiextensionsv1.WebhookConverter, gate), "v1", fieldGateTestSchema(), renamingConvertor{}))
+		WithFieldGates(NewFieldGates(fieldGateTestCRD(apiextensionsv1.WebhookConverter, gate), "v1", map[string]*structuralschema.Structural{"v1": fieldGateTestSchema()}, renamingConvertor{}))
 	rec := &warningRecorder{}
 	ctx := warning.WithWarningRecorder(context.Background(), rec)
 
@@ -247,5 +247,188 @@ func TestFieldGatesWithConversionWebhook(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, rec.warnings); diff != "" {
 		t.Errorf("warnings (-want +got):\n%s", diff)
+	}
+}
+
+// markedSchema is fieldGateTestSchema with its replicas field named field and marked with
+// x-kubernetes-feature-gate: gate.
+func markedSchema(field, gate string) *structuralschema.Structural {
+	s := fieldGateTestSchema()
+	spec := s.Properties["spec"]
+	replicas := spec.Properties["replicas"]
+	delete(spec.Properties, "replicas")
+	replicas.XFeatureGate = &gate
+	spec.Properties[field] = replicas
+	s.Properties["spec"] = spec
+	return s
+}
+
+// inventingConvertor is renamingConvertor, except that a conversion to v1 always sets
+// .spec.replicas: a webhook that does not round-trip the gated field.
+type inventingConvertor struct{ renamingConvertor }
+
+func (c inventingConvertor) ConvertToVersion(in runtime.Object, gv runtime.GroupVersioner) (runtime.Object, error) {
+	out, err := c.renamingConvertor.ConvertToVersion(in, gv)
+	if err != nil {
+		return nil, err
+	}
+	u := out.(*unstructured.Unstructured)
+	if u.GetAPIVersion() == "stable.example.com/v1" {
+		if _, ok, _ := unstructured.NestedFieldNoCopy(u.Object, "spec", "replicas"); !ok {
+			_ = unstructured.SetNestedField(u.Object, int64(0), "spec", "replicas")
+		}
+	}
+	return u, nil
+}
+
+// TestFieldGatesMarksInEachVersion: a gate marked in each version's schema, on a field that
+// v1 (the storage version) calls replicas and v2 calls count, with no fieldPaths, gates a
+// write in the version it was sent in, and its warnings name that version's path.
+func TestFieldGatesMarksInEachVersion(t *testing.T) {
+	featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, apiextensionsfeatures.CRDFieldLevelVersioning, true)
+	schemas := map[string]*structuralschema.Structural{"v1": markedSchema("replicas", "CountGate"), "v2": markedSchema("count", "CountGate")}
+	newStrategy := func(version string, enabled bool, convertor runtime.ObjectConvertor) customResourceStrategy {
+		crd := fieldGateTestCRD(apiextensionsv1.WebhookConverter, apiextensionsv1.CustomResourceDefinitionFeatureGate{Name: "CountGate", PreRelease: "alpha", Enabled: &enabled})
+		crd.Name = "crontabs.stable.example.com"
+		crd.Spec.Versions = []apiextensionsv1.CustomResourceDefinitionVersion{{Name: "v1", Storage: true}, {Name: "v2"}}
+		kind := schema.GroupVersionKind{Group: "stable.example.com", Version: version, Kind: "CronTab"}
+		return NewStrategy(nil, true, kind, nil, nil, nil, nil, nil, nil).WithFieldGates(NewFieldGates(crd, "v1", schemas, convertor))
+	}
+	for _, tc := range []struct {
+		name         string
+		version      string
+		enabled      bool
+		old, sent    string
+		want         string
+		wantWarnings []string
+	}{
+		{name: "v2 create, gate off", version: "v2", sent: `{"count":3,"image":"a"}`, want: `{"image":"a"}`,
+			wantWarnings: []string{".spec.count was dropped: feature gate CountGate (alpha) is disabled"}},
+		{name: "v1 create, gate off", version: "v1", sent: `{"replicas":3,"image":"a"}`, want: `{"image":"a"}`,
+			wantWarnings: []string{".spec.replicas was dropped: feature gate CountGate (alpha) is disabled"}},
+		{name: "v2 update, gate off, stored value kept", version: "v2", old: `{"count":3,"image":"a"}`, sent: `{"count":7,"image":"b"}`, want: `{"count":3,"image":"b"}`,
+			wantWarnings: []string{".spec.count was not updated: feature gate CountGate (alpha) is disabled; the stored value was kept"}},
+		{name: "v2 update, gate off, removal not applied", version: "v2", old: `{"count":3,"image":"a"}`, sent: `{"image":"a"}`, want: `{"count":3,"image":"a"}`,
+			wantWarnings: []string{".spec.count was not updated: feature gate CountGate (alpha) is disabled; the stored value was kept"}},
+		{name: "v2 create, gate on", version: "v2", enabled: true, sent: `{"count":3,"image":"a"}`, want: `{"count":3,"image":"a"}`},
+		{name: "v2 update, gate on", version: "v2", enabled: true, old: `{"count":3}`, sent: `{"count":7}`, want: `{"count":7}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newStrategy(tc.version, tc.enabled, renamingConvertor{})
+			rec := &warningRecorder{}
+			ctx := warning.WithWarningRecorder(context.Background(), rec)
+			apiVersion := "stable.example.com/" + tc.version
+			obj := cr(t, apiVersion, 1, `"spec":`+tc.sent)
+			if tc.old == "" {
+				s.PrepareForCreate(ctx, obj)
+			} else {
+				// The stored object, as storage decodes it for this version's endpoint.
+				s.PrepareForUpdate(ctx, obj, cr(t, apiVersion, 1, `"spec":`+tc.old))
+			}
+			if diff := cmp.Diff(jsonOf(t, cr(t, apiVersion, 1, `"spec":`+tc.want))["spec"], jsonOf(t, obj)["spec"]); diff != "" {
+				t.Errorf("spec (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.wantWarnings, rec.warnings); diff != "" {
+				t.Errorf("warnings (-want +got):\n%s", diff)
+			}
+		})
+	}
+
+	t.Run("a webhook that does not round-trip fails the write", func(t *testing.T) {
+		s := newStrategy("v2", false, inventingConvertor{})
+		w := &gatedWrite{}
+		ctx := context.WithValue(context.Background(), gatedWriteKey{}, w)
+		s.PrepareForCreate(ctx, cr(t, "stable.example.com/v2", 1, `"spec":{"image":"a"}`))
+		want := "field feature gates: the conversion webhook of CustomResourceDefinition crontabs.stable.example.com (conversion webhook) does not round-trip gated fields: " +
+			"converting this v2 object to the storage version v1 puts a value at .spec.replicas, which feature gate CountGate (alpha) disables there; nothing was persisted"
+		if w.err == nil || w.err.Error() != want {
+			t.Errorf("error = %v, want %q", w.err, want)
+		}
+		// With the gate on, the same webhook is fine.
+		s = newStrategy("v2", true, inventingConvertor{})
+		w = &gatedWrite{}
+		ctx = context.WithValue(context.Background(), gatedWriteKey{}, w)
+		s.PrepareForCreate(ctx, cr(t, "stable.example.com/v2", 1, `"spec":{"image":"a"}`))
+		if w.err != nil {
+			t.Errorf("gate on: unexpected error %v", w.err)
+		}
+	})
+}
+
+// TestFieldGatesMarksDefaults: defaults follow the marks of their own version. With the gate
+// off, the marked field of each version has no default; a version that does not mark the
+// field keeps its default (the storage version's gates catch its value after conversion).
+func TestFieldGatesMarksDefaults(t *testing.T) {
+	featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, apiextensionsfeatures.CRDFieldLevelVersioning, true)
+	withDefault := func(s *structuralschema.Structural, field string) *structuralschema.Structural {
+		spec := s.Properties["spec"]
+		prop := spec.Properties[field]
+		prop.Default.Object = int64(1)
+		spec.Properties[field] = prop
+		s.Properties["spec"] = spec
+		return s
+	}
+	unmarked := fieldGateTestSchema()
+	unmarkedSpec := unmarked.Properties["spec"]
+	unmarkedSpec.Properties["count"] = unmarkedSpec.Properties["replicas"]
+	delete(unmarkedSpec.Properties, "replicas")
+	unmarked.Properties["spec"] = unmarkedSpec
+	schemas := map[string]*structuralschema.Structural{
+		"v1":      withDefault(markedSchema("replicas", "CountGate"), "replicas"),
+		"v2":      withDefault(markedSchema("count", "CountGate"), "count"),
+		"v3beta1": withDefault(unmarked, "count"),
+	}
+	defaultOf := func(schemas map[string]*structuralschema.Structural, version, field string) interface{} {
+		return schemas[version].Properties["spec"].Properties[field].Default.Object
+	}
+	for _, enabled := range []bool{false, true} {
+		crd := fieldGateTestCRD(apiextensionsv1.WebhookConverter, apiextensionsv1.CustomResourceDefinitionFeatureGate{Name: "CountGate", PreRelease: "alpha", Enabled: &enabled})
+		crd.Spec.Versions = []apiextensionsv1.CustomResourceDefinitionVersion{{Name: "v1", Storage: true}, {Name: "v2"}, {Name: "v3beta1"}}
+		got := NewFieldGates(crd, "v1", schemas, renamingConvertor{}).WithoutDisabledDefaults(schemas)
+		want := map[string]interface{}{"v1": int64(1), "v2": int64(1), "v3beta1": int64(1)}
+		if !enabled {
+			want["v1"], want["v2"] = nil, nil
+		}
+		for version, field := range map[string]string{"v1": "replicas", "v2": "count", "v3beta1": "count"} {
+			if d := defaultOf(got, version, field); d != want[version] {
+				t.Errorf("CountGate enabled=%t: default of %s in %s = %v, want %v", enabled, field, version, d, want[version])
+			}
+			if d := defaultOf(schemas, version, field); d != int64(1) {
+				t.Errorf("the CRD's own schema of %s lost its default: %v", version, d)
+			}
+		}
+	}
+}
+
+// TestFieldGatesConversionNoneTwoVersions: with conversion None, a write in another version
+// than the storage version is gated by its own index (fieldPaths hold in every version) and
+// by the storage version's marks, which may guard fields that version does not mark.
+func TestFieldGatesConversionNoneTwoVersions(t *testing.T) {
+	featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, apiextensionsfeatures.CRDFieldLevelVersioning, true)
+	for _, tc := range []struct {
+		name    string
+		gate    apiextensionsv1.CustomResourceDefinitionFeatureGate
+		schemas map[string]*structuralschema.Structural
+	}{
+		{name: "fieldPaths, no marks", gate: apiextensionsv1.CustomResourceDefinitionFeatureGate{Name: "CountGate", PreRelease: "alpha", FieldPaths: []string{".spec.replicas"}},
+			schemas: map[string]*structuralschema.Structural{"v1": fieldGateTestSchema(), "v2": fieldGateTestSchema()}},
+		{name: "a mark in the storage version only", gate: apiextensionsv1.CustomResourceDefinitionFeatureGate{Name: "CountGate", PreRelease: "alpha"},
+			schemas: map[string]*structuralschema.Structural{"v1": markedSchema("replicas", "CountGate"), "v2": fieldGateTestSchema()}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			crd := fieldGateTestCRD(apiextensionsv1.NoneConverter, tc.gate)
+			crd.Spec.Versions = []apiextensionsv1.CustomResourceDefinitionVersion{{Name: "v1", Storage: true}, {Name: "v2"}}
+			kind := schema.GroupVersionKind{Group: "stable.example.com", Version: "v2", Kind: "CronTab"}
+			s := NewStrategy(nil, true, kind, nil, nil, nil, nil, nil, nil).WithFieldGates(NewFieldGates(crd, "v1", tc.schemas, nil))
+			rec := &warningRecorder{}
+			obj := cr(t, "stable.example.com/v2", 1, `"spec":{"replicas":3,"image":"a"}`)
+			s.PrepareForCreate(warning.WithWarningRecorder(context.Background(), rec), obj)
+			if diff := cmp.Diff(map[string]interface{}{"image": "a"}, jsonOf(t, obj)["spec"]); diff != "" {
+				t.Errorf("spec (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff([]string{".spec.replicas was dropped: feature gate CountGate (alpha) is disabled"}, rec.warnings); diff != "" {
+				t.Errorf("warnings (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
