@@ -74,13 +74,19 @@ func IsCustomFeatureGateEnabled(crd *apiextensionsv1.CustomResourceDefinition, n
 // also be named, as in `.spec.limits.cpu`, which a gate on `.spec.limits[*]` covers.
 // Paths into metadata, apiVersion and kind are never gated.
 //
-// Gates apply to the storage version. With conversion None all versions share their
-// field paths, so any version may be asked about. With a conversion webhook, only the
-// storage version may be asked about, since the fields of other versions map to the
-// storage version's in ways only the webhook knows.
+// A version's fields are gated by the x-kubernetes-feature-gate marks of that version's
+// schema, and by the gates' fieldPaths, which are paths of the storage version: with
+// conversion None all versions share their field paths, so fieldPaths hold in every version.
+// With a conversion webhook, fieldPaths hold in the storage version only, since the fields of
+// other versions map to the storage version's in ways only the webhook knows: another
+// version may be asked about when no gate has fieldPaths, and the answer is that version's
+// marks. (The server gates a write in the version it was sent in and again in the storage
+// version; with a mark on the field in every version, as the CRD authors' guide asks, both
+// give the same answer.)
 //
 // It returns an error when the version does not exist, fieldPath is not a valid path or
-// is not in the version's schema, or the version's schema is not structural.
+// is not in the version's schema, the version's schema is not structural, or the question
+// needs a mapping only the webhook knows.
 func IsFieldEnabled(crd *apiextensionsv1.CustomResourceDefinition, version, fieldPath string) (bool, error) {
 	p, err := featuregates.ParsePath(fieldPath)
 	if err != nil {
@@ -90,40 +96,47 @@ func IsFieldEnabled(crd *apiextensionsv1.CustomResourceDefinition, version, fiel
 	if err != nil {
 		return false, err
 	}
-	if crd.Spec.Conversion != nil && crd.Spec.Conversion.Strategy == apiextensionsv1.WebhookConverter {
-		storageVersion, err := GetCRDStorageVersion(crd)
-		if err != nil {
-			return false, err
-		}
-		if version != storageVersion {
-			return false, fmt.Errorf("the feature gates of %s apply to its storage version %s, and a conversion webhook maps the fields of version %s to it: ask about the field of version %s", crd.Name, storageVersion, version, storageVersion)
+	specs := featuregates.SpecsFromV1(crd.Spec.CustomFeatureGates)
+	if !featuregates.AppliesToVersion(crd, version) {
+		for _, g := range specs {
+			if len(g.FieldPaths) == 0 {
+				continue
+			}
+			storageVersion, err := GetCRDStorageVersion(crd)
+			if err != nil {
+				return false, err
+			}
+			return false, fmt.Errorf("the fieldPaths of %s (gate %s) are paths of its storage version %s, and a conversion webhook maps the fields of version %s to it: ask about the field of version %s, or mark the field in each version's schema with x-kubernetes-feature-gate", crd.Name, g.Name, storageVersion, version, storageVersion)
 		}
 	}
 	if p.IsReserved() {
 		return true, nil
 	}
-	if err := resolveInSchema(p, validation); err != nil {
+	s, err := structuralFor(validation)
+	if err == nil {
+		err = featuregates.Resolve(p, s)
+	}
+	if err != nil {
 		return false, fmt.Errorf("field path %q of version %s of %s: %v", fieldPath, version, crd.Name, err)
 	}
-	index := featuregates.Compile(featuregates.SpecsFromV1(crd.Spec.CustomFeatureGates), nil)
+	index := featuregates.CompileVersion(specs, s, featuregates.AppliesToVersion(crd, version))
 	return index.DisabledBy(p) == nil, nil
 }
 
-// resolveInSchema checks that the path exists in a version's schema, with the check that
-// CRD validation applies to the paths of the gates.
-func resolveInSchema(p featuregates.Path, validation *apiextensionsv1.CustomResourceValidation) error {
+// structuralFor returns the structural schema of a version's schema.
+func structuralFor(validation *apiextensionsv1.CustomResourceValidation) (*structuralschema.Structural, error) {
 	if validation == nil || validation.OpenAPIV3Schema == nil {
-		return fmt.Errorf("the version has no schema")
+		return nil, fmt.Errorf("the version has no schema")
 	}
 	internal := &apiextensionsinternal.CustomResourceValidation{}
 	if err := apiextensionsv1.Convert_v1_CustomResourceValidation_To_apiextensions_CustomResourceValidation(validation, internal, nil); err != nil {
-		return err
+		return nil, err
 	}
 	s, err := structuralschema.NewStructural(internal.OpenAPIV3Schema)
 	if err != nil {
-		return fmt.Errorf("the schema is not structural: %v", err)
+		return nil, fmt.Errorf("the schema is not structural: %v", err)
 	}
-	return featuregates.Resolve(p, s)
+	return s, nil
 }
 
 // CustomFeatureGateStates returns the enabled state of every feature gate the CRD

@@ -196,7 +196,7 @@ func TestIsFieldEnabled(t *testing.T) {
 			name: "conversion webhook, another version", version: "v1beta1",
 			crd:     webhookCRD(gates),
 			path:    ".spec.replicas",
-			wantErr: "apply to its storage version v1, and a conversion webhook maps the fields of version v1beta1 to it",
+			wantErr: "(gate ReplicasFeatureGate) are paths of its storage version v1, and a conversion webhook maps the fields of version v1beta1 to it",
 		},
 		{name: "unknown version", version: "v2", path: ".spec.replicas", wantErr: "version v2 not found"},
 		{name: "empty path", path: "", wantErr: `invalid field path "": must not be empty`},
@@ -269,5 +269,39 @@ func TestIsFieldEnabledLeavesTheCRDAlone(t *testing.T) {
 	}
 	if !apiequality.Semantic.DeepEqual(before, crd) {
 		t.Errorf("the CRD was modified:\n%s", cmp.Diff(before, crd))
+	}
+}
+
+// TestIsFieldEnabledMarks: with a conversion webhook, a version whose field is marked with
+// x-kubernetes-feature-gate may be asked about, under its own name for the field.
+func TestIsFieldEnabledMarks(t *testing.T) {
+	crd := gatedCRD(customGate("ReplicasFeatureGate", apiextensionsv1.CustomFeatureGateAlpha, nil))
+	crd.Spec.Conversion = &apiextensionsv1.CustomResourceConversion{Strategy: apiextensionsv1.WebhookConverter}
+	mark := func(version int, field string) {
+		spec := crd.Spec.Versions[version].Schema.OpenAPIV3Schema.Properties["spec"]
+		prop := spec.Properties["replicas"]
+		delete(spec.Properties, "replicas")
+		prop.XFeatureGate = ptr.To("ReplicasFeatureGate")
+		spec.Properties[field] = prop
+		crd.Spec.Versions[version].Schema.OpenAPIV3Schema.Properties["spec"] = spec
+	}
+	mark(0, "replicas")
+	mark(1, "count")
+	for _, tc := range []struct {
+		version, path string
+		want          bool
+	}{
+		{"v1", ".spec.replicas", false},
+		{"v1beta1", ".spec.count", false},
+		{"v1beta1", ".spec.image", true},
+	} {
+		got, err := IsFieldEnabled(crd, tc.version, tc.path)
+		if err != nil || got != tc.want {
+			t.Errorf("IsFieldEnabled(%s, %s) = %t, %v; want %t", tc.version, tc.path, got, err, tc.want)
+		}
+	}
+	crd.Spec.CustomFeatureGates.FeatureGates[0].Enabled = ptr.To(true)
+	if got, err := IsFieldEnabled(crd, "v1beta1", ".spec.count"); err != nil || !got {
+		t.Errorf("enabled: IsFieldEnabled(v1beta1, .spec.count) = %t, %v; want true", got, err)
 	}
 }

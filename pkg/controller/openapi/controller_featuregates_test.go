@@ -107,8 +107,8 @@ func (t *testEnv) waitForReplicasMark(ctx context.Context, enabled bool, descrip
 			return false, nil
 		}
 		last = def.Properties["spec"].Properties["replicas"]
-		gate, _ := last.Extensions["x-kubernetes-feature-gate"].(map[string]interface{})
-		return gate["enabled"] == enabled && gate["name"] == "ReplicasFeatureGate" && last.Description == description, nil
+		state, _ := last.Extensions["x-kubernetes-feature-gate-state"].(map[string]interface{})
+		return state["enabled"] == enabled && last.Extensions["x-kubernetes-feature-gate"] == "ReplicasFeatureGate" && last.Description == description, nil
 	})
 	if err != nil {
 		t.t.Fatalf("spec.replicas was not published with enabled=%t and description %q; last seen: extensions %v, description %q", enabled, description, last.Extensions, last.Description)

@@ -139,8 +139,8 @@ func waitForReplicasMark(ctx context.Context, t *testing.T, url string, enabled 
 			return false, nil
 		}
 		replicas := def.Properties["spec"].Properties["replicas"]
-		gate, _ := replicas.Extensions["x-kubernetes-feature-gate"].(map[string]interface{})
-		return gate["enabled"] == enabled && gate["name"] == "ReplicasFeatureGate" && replicas.Description == description, nil
+		state, _ := replicas.Extensions["x-kubernetes-feature-gate-state"].(map[string]interface{})
+		return state["enabled"] == enabled && replicas.Extensions["x-kubernetes-feature-gate"] == "ReplicasFeatureGate" && replicas.Description == description, nil
 	})
 	if err != nil {
 		t.Fatalf("spec.replicas was not published with enabled=%t and description %q: %v; last document:\n%s", enabled, description, err, last)

@@ -25,40 +25,40 @@ import (
 	"k8s.io/kube-openapi/pkg/validation/spec"
 )
 
-// featureGateExtension is the vendor extension that marks a property guarded by one of the
-// CRD's field feature gates (KEP-2608). Its value is an object:
-//
-//	name:       the gate's name
-//	preRelease: alpha, beta, stable or deprecated
-//	enabled:    whether the field is effectively enabled, i.e. its gate and the gates of all
-//	            its gated ancestors are enabled; the API server honours writes of it
-//	component:  spec.customFeatureGates.component, when the CRD sets it
-const featureGateExtension = "x-kubernetes-feature-gate"
-
 // addFeatureGates marks the properties of a CRD version's published schema that the CRD's
-// field feature gates guard: each gets the x-kubernetes-feature-gate extension, and its
-// description begins with the gate's stage note on a line of its own. Gate paths are paths of
-// the storage version's schema; in any version, a path that this schema does not have as a
-// property (or, for [*], as items or additionalProperties) is not marked. Nothing is marked
-// unless the CRDFieldLevelVersioning feature is enabled.
-func addFeatureGates(s *spec.Schema, crd *apiextensionsv1.CustomResourceDefinition) {
-	if s == nil || crd.Spec.CustomFeatureGates == nil || !utilfeature.DefaultFeatureGate.Enabled(apiextensionsfeatures.CRDFieldLevelVersioning) {
+// gates guard in that version: the nodes of the version's schema s marked with
+// x-kubernetes-feature-gate, and the gates' fieldPaths, which are paths of the storage
+// version's schema, where this version's schema has them as properties (or, for [*], as
+// items or additionalProperties). Each marked property gets two extensions:
+//
+//	x-kubernetes-feature-gate:       the gate's name, the same shape as the author's mark
+//	x-kubernetes-feature-gate-state: {preRelease, enabled, component}, where enabled says
+//	                                 whether the field is effectively enabled (its gate and the
+//	                                 gates of all its gated ancestors are), so the API server
+//	                                 honours writes of it; component is
+//	                                 spec.customFeatureGates.component, when the CRD sets it
+//
+// and its description begins with the gate's stage note on a line of its own. Nothing is
+// added unless the CRDFieldLevelVersioning feature is enabled (the author's marks, which the
+// schema keeps, are then published as written, like any schema extension).
+func addFeatureGates(ret *spec.Schema, crd *apiextensionsv1.CustomResourceDefinition, s *structuralschema.Structural) {
+	if ret == nil || crd.Spec.CustomFeatureGates == nil || !utilfeature.DefaultFeatureGate.Enabled(apiextensionsfeatures.CRDFieldLevelVersioning) {
 		return
 	}
-	index := featuregates.Compile(featuregates.SpecsFromV1(crd.Spec.CustomFeatureGates), nil)
+	index := featuregates.CompileVersion(featuregates.SpecsFromV1(crd.Spec.CustomFeatureGates), s, true)
 	component := crd.Spec.CustomFeatureGates.Component
 	for _, p := range index.Paths() {
-		ext := map[string]interface{}{
-			"name":       p.Gate.Name,
+		state := map[string]interface{}{
 			"preRelease": p.Gate.PreRelease,
 			"enabled":    p.EffectivelyEnabled,
 		}
 		if component != nil && *component != "" {
-			ext["component"] = *component
+			state["component"] = *component
 		}
 		note := p.StageNote()
-		markFeatureGate(s, p.Path.Steps(), func(prop *spec.Schema) {
-			prop.AddExtension(featureGateExtension, ext)
+		markFeatureGate(ret, p.Path.Steps(), func(prop *spec.Schema) {
+			prop.AddExtension(featuregates.MarkExtension, p.Gate.Name)
+			prop.AddExtension(featuregates.StateExtension, state)
 			if prop.Description == "" {
 				prop.Description = note
 			} else {
@@ -96,14 +96,14 @@ func markFeatureGate(s *spec.Schema, steps []featuregates.Step, mark func(*spec.
 }
 
 // withoutDisabledDefaults returns the schema to publish for a CRD version: while a path is
-// effectively disabled, the server applies no default at it (see
+// effectively disabled in that version, the server applies no default at it (see
 // featuregates.Index.WithoutDisabledDefaults), so none is published there either. It is
 // the schema itself when no default is affected or the CRDFieldLevelVersioning feature is
 // off.
 func withoutDisabledDefaults(crd *apiextensionsv1.CustomResourceDefinition, version string, s *structuralschema.Structural) *structuralschema.Structural {
-	if s == nil || crd.Spec.CustomFeatureGates == nil || !utilfeature.DefaultFeatureGate.Enabled(apiextensionsfeatures.CRDFieldLevelVersioning) ||
-		!featuregates.AppliesToVersion(crd, version) {
+	if s == nil || crd.Spec.CustomFeatureGates == nil || !utilfeature.DefaultFeatureGate.Enabled(apiextensionsfeatures.CRDFieldLevelVersioning) {
 		return s
 	}
-	return featuregates.Compile(featuregates.SpecsFromV1(crd.Spec.CustomFeatureGates), s).WithoutDisabledDefaults(s)
+	index := featuregates.CompileVersion(featuregates.SpecsFromV1(crd.Spec.CustomFeatureGates), s, featuregates.AppliesToVersion(crd, version))
+	return index.WithoutDisabledDefaults(s)
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/featuregates"
 	apiextensionsfeatures "k8s.io/apiextensions-apiserver/pkg/features"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	featuregatetesting "k8s.io/component-base/featuregate/testing"
@@ -316,7 +317,8 @@ func TestBuildOpenAPIFeatureGatesLeaveOtherPropertiesAlone(t *testing.T) {
 	}
 	name := gvkToModelName("bar.k8s.io", "v1", "Foo")
 	image := gated.Components.Schemas[name].Properties["spec"].Properties["containers"].Items.Schema.Properties["image"]
-	delete(image.Extensions, featureGateExtension)
+	delete(image.Extensions, featuregates.MarkExtension)
+	delete(image.Extensions, featuregates.StateExtension)
 	image.Description = "image of the container."
 	gated.Components.Schemas[name].Properties["spec"].Properties["containers"].Items.Schema.Properties["image"] = image
 	var want, got map[string]interface{}
@@ -340,7 +342,7 @@ func roundTrip(t *testing.T, in, out interface{}) {
 }
 
 // featureGateMarks returns every property of s that carries x-kubernetes-feature-gate, by
-// field path.
+// field path, with the gate's name and x-kubernetes-feature-gate-state in one map.
 func featureGateMarks(s *spec.Schema) map[string]gateMark {
 	marks := map[string]gateMark{}
 	var walk func(s *spec.Schema, path string)
@@ -348,8 +350,13 @@ func featureGateMarks(s *spec.Schema) map[string]gateMark {
 		if s == nil {
 			return
 		}
-		if v, ok := s.Extensions[featureGateExtension]; ok {
-			g, _ := v.(map[string]interface{})
+		if v, ok := s.Extensions[featuregates.MarkExtension]; ok {
+			// The gate's name and its state, in one map for the tables.
+			g := map[string]interface{}{"name": v}
+			state, _ := s.Extensions[featuregates.StateExtension].(map[string]interface{})
+			for k, v := range state {
+				g[k] = v
+			}
 			marks[path] = gateMark{Gate: g, Description: s.Description}
 		}
 		for name, prop := range s.Properties {
