@@ -14,9 +14,8 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Command featuregate-gen writes spec.customFeatureGates (KEP-2608) into the CRD manifests
-// that controller-gen produced, from markers in the Go API types. Run it after
-// controller-gen:
+// Command featuregate-gen writes field feature gates (KEP-2608) into the CRD manifests that
+// controller-gen produced, from markers in the Go API types. Run it after controller-gen:
 //
 //	controller-gen crd paths=./api/... output:crd:dir=config/crd/bases
 //	featuregate-gen -paths ./api/... -crd-dir config/crd/bases
@@ -27,9 +26,17 @@ limitations under the License.
 //	+customfeaturegates:component=databases.example.com
 //	+customfeaturegates:gatedBy=BackupGate
 //
+// By default it marks each gated field in the schema of every version whose Go package is
+// loaded, from that version's types, with `x-kubernetes-feature-gate: <Gate>`, and declares
+// the gates in spec.customFeatureGates without fieldPaths. A field that a version's types
+// gate but its schema lacks is an error. With -field-paths it writes what it wrote before
+// marks existed: each gate's fieldPaths, the gated fields' paths in the storage version, and
+// no marks. In both modes it owns the x-kubernetes-feature-gate marks of the versions whose
+// Go package is loaded, and removes those its markers no longer call for.
+//
 // Running it again changes nothing. It never writes a gate's enabled, which is the cluster
 // admin's: an enabled already in a manifest is kept. With -check it writes nothing and
-// fails if a manifest is not up to date.
+// fails if a manifest is not up to date for the mode asked for.
 //
 // The subcommand channels turns a project's two channels of the same CRDs into one CRD set
 // with gates (see package channels):
@@ -60,8 +67,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	paths := fs.String("paths", "", "Go package patterns of the API types, comma-separated (as controller-gen's paths=), e.g. ./api/...")
 	crdDir := fs.String("crd-dir", "", "directory of the CRD manifests controller-gen wrote")
 	check := fs.Bool("check", false, "write nothing; fail if a manifest is not up to date")
+	fieldPaths := fs.Bool("field-paths", false, "write each gate's fieldPaths (paths in the storage version) instead of marking each version's schema with x-kubernetes-feature-gate")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: featuregate-gen -paths ./api/... -crd-dir config/crd/bases [-check]")
+		fmt.Fprintln(stderr, "Usage: featuregate-gen -paths ./api/... -crd-dir config/crd/bases [-field-paths] [-check]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -82,6 +90,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "featuregate-gen:", err)
 		return 1
 	}
+	g.FieldPaths = *fieldPaths
 	results, err := g.Process(*crdDir)
 	if err != nil {
 		fmt.Fprintln(stderr, "featuregate-gen:", err)
@@ -107,7 +116,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if stale {
-		fmt.Fprintln(stderr, "featuregate-gen: run featuregate-gen without -check to update the manifests")
+		mode := ""
+		if *fieldPaths {
+			mode = " -field-paths"
+		}
+		fmt.Fprintf(stderr, "featuregate-gen: run featuregate-gen%s without -check to update the manifests\n", mode)
 		return 1
 	}
 	return 0

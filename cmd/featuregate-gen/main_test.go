@@ -21,8 +21,10 @@ import (
 	"testing"
 )
 
-// The command on the worked example: controller-gen's output (testdata) is not up to date;
-// a run writes exactly the committed example; a second run and -check change nothing.
+// The command on the worked example: controller-gen's output (testdata) is not up to date in
+// either mode; a run writes exactly the mode's output (by default the committed example, with
+// -field-paths testdata/widgets-field-paths.yaml); a second run and -check in the same mode change
+// nothing, and -check in the other mode reports the manifest; switching modes rewrites it.
 func TestRun(t *testing.T) {
 	dir := t.TempDir()
 	manifest := filepath.Join(dir, "markers.example.com_widgets.yaml")
@@ -33,7 +35,11 @@ func TestRun(t *testing.T) {
 	if err := os.WriteFile(manifest, orig, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	want, err := os.ReadFile(filepath.Join("..", "..", "examples", "feature-gates", "markers", "crds", "markers.example.com_widgets.yaml"))
+	marks, err := os.ReadFile(filepath.Join("..", "..", "examples", "feature-gates", "markers", "crds", "markers.example.com_widgets.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fieldPaths, err := os.ReadFile(filepath.Join("testdata", "widgets-field-paths.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,13 +52,22 @@ func TestRun(t *testing.T) {
 		wantFile   []byte
 		wantStderr string
 	}{
-		{name: "usage", args: nil, wantCode: 2, wantFile: orig, wantStderr: "Usage: featuregate-gen"},
+		{name: "usage", args: nil, wantCode: 2, wantFile: orig, wantStderr: "Usage: featuregate-gen -paths ./api/... -crd-dir config/crd/bases [-field-paths] [-check]"},
 		{name: "stray argument", args: []string{paths, "-crd-dir", dir, "extra"}, wantCode: 2, wantFile: orig, wantStderr: "Usage"},
 		{name: "bad package", args: []string{"-paths=./nope/...", "-crd-dir", dir}, wantCode: 1, wantFile: orig, wantStderr: "featuregate-gen:"},
-		{name: "check before", args: []string{paths, "-crd-dir", dir, "-check"}, wantCode: 1, wantOut: "not up to date", wantFile: orig},
-		{name: "generate", args: []string{paths, "-crd-dir", dir}, wantCode: 0, wantOut: "written", wantFile: want},
-		{name: "second run", args: []string{paths, "-crd-dir", dir}, wantCode: 0, wantOut: "unchanged", wantFile: want},
-		{name: "check after", args: []string{paths, "-crd-dir", dir, "-check"}, wantCode: 0, wantOut: "unchanged", wantFile: want},
+		{name: "check before", args: []string{paths, "-crd-dir", dir, "-check"}, wantCode: 1, wantOut: "not up to date", wantFile: orig,
+			wantStderr: "run featuregate-gen without -check"},
+		{name: "check -field-paths before", args: []string{paths, "-crd-dir", dir, "-field-paths", "-check"}, wantCode: 1, wantOut: "not up to date", wantFile: orig,
+			wantStderr: "run featuregate-gen -field-paths without -check"},
+		{name: "generate", args: []string{paths, "-crd-dir", dir}, wantCode: 0, wantOut: "written", wantFile: marks},
+		{name: "second run", args: []string{paths, "-crd-dir", dir}, wantCode: 0, wantOut: "unchanged", wantFile: marks},
+		{name: "check after", args: []string{paths, "-crd-dir", dir, "-check"}, wantCode: 0, wantOut: "unchanged", wantFile: marks},
+		{name: "check -field-paths after marks", args: []string{paths, "-crd-dir", dir, "-check", "-field-paths"}, wantCode: 1, wantOut: "not up to date", wantFile: marks},
+		{name: "generate -field-paths over marks", args: []string{paths, "-crd-dir", dir, "-field-paths"}, wantCode: 0, wantOut: "written", wantFile: fieldPaths},
+		{name: "second -field-paths run", args: []string{paths, "-crd-dir", dir, "-field-paths"}, wantCode: 0, wantOut: "unchanged", wantFile: fieldPaths},
+		{name: "check -field-paths after", args: []string{paths, "-crd-dir", dir, "-field-paths", "-check"}, wantCode: 0, wantOut: "unchanged", wantFile: fieldPaths},
+		{name: "check after -field-paths", args: []string{paths, "-crd-dir", dir, "-check"}, wantCode: 1, wantOut: "not up to date", wantFile: fieldPaths},
+		{name: "generate over -field-paths", args: []string{paths, "-crd-dir", dir}, wantCode: 0, wantOut: "written", wantFile: marks},
 	}
 	for _, s := range steps {
 		var out, errOut bytes.Buffer

@@ -23,13 +23,22 @@ limitations under the License.
 //	// Package level: the gates' component (optional).
 //	// +customfeaturegates:component=databases.example.com
 //
-//	// On a field: put the field's JSON path under a gate.
+//	// On a field: put the field under a gate.
 //	// +customfeaturegates:gatedBy=BackupGate
 //	Backup *BackupSpec `json:"backup,omitempty"`
 //
+// By default, the generator marks the schema node of each gated field with
+// `x-kubernetes-feature-gate: <Gate>`, in the openAPIV3Schema of every version of the CRD
+// whose Go package was loaded, from that package's markers; the gates are declared in
+// spec.customFeatureGates without fieldPaths. With Generator.FieldPaths (the -field-paths
+// flag) it writes instead, as it did before marks existed, each gate's fieldPaths: the gated
+// fields' paths in the storage version, from the storage version's package; no version is
+// marked.
+//
 // Markers are read with controller-tools' markers and loader packages, and JSON names are
 // resolved from `json` tags exactly as controller-gen does (inline and embedded fields,
-// `-`, omitempty). Slices, arrays and maps add `[*]` to the path.
+// `-`, omitempty). Slices, arrays and maps add `[*]` to the path; in the schema, a slice's
+// or an array's `[*]` is items, a map's is additionalProperties.
 package featuregategen
 
 import (
@@ -37,6 +46,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"go/ast"
+	"go/token"
 	"go/types"
 	"os"
 	"path/filepath"
@@ -101,6 +111,9 @@ type Options struct {
 	Paths []string
 	// CRDDir holds the CRD manifests controller-gen wrote (*.yaml, *.yml).
 	CRDDir string
+	// FieldPaths writes each gate's fieldPaths in the storage version instead of
+	// x-kubernetes-feature-gate marks in each version's schema (see Generator.FieldPaths).
+	FieldPaths bool
 }
 
 // FileResult is what Generate did to one manifest.
@@ -125,6 +138,14 @@ type apiPackage struct {
 
 // Generator holds the loaded packages.
 type Generator struct {
+	// FieldPaths selects the output. When false (the default), every version of a CRD whose
+	// Go package was loaded gets x-kubernetes-feature-gate on the schema node of each of its
+	// gated fields, and the gates are declared without fieldPaths. When true, each gate lists
+	// the paths of its fields in the storage version as fieldPaths, and no version is marked.
+	// In both modes the generator owns the x-kubernetes-feature-gate marks of the versions
+	// whose Go package was loaded: a mark that the markers do not call for is removed.
+	FieldPaths bool
+
 	col      *markers.Collector
 	byGV     map[string]*apiPackage
 	typeInfo map[string]map[string]*markers.TypeInfo // package path -> type name -> info
@@ -258,20 +279,70 @@ func (g *Generator) findPackage(path string) *loader.Package {
 // GatedPaths returns, for the root type kind of the package of group/version, the field
 // paths under each gate, in the order of the fields in the source.
 func (g *Generator) GatedPaths(group, version, kind string) (map[string][]string, error) {
+	_, fields, err := g.gatedFields(group, version, kind)
+	if err != nil {
+		return nil, err
+	}
+	return pathsByGate(fields), nil
+}
+
+// stepKind says how one step of a field's path goes down a schema.
+type stepKind int
+
+const (
+	// propertyStep is a property of an object: properties[name].
+	propertyStep stepKind = iota
+	// itemsStep is every item of a slice or an array ([*]): items.
+	itemsStep
+	// valuesStep is every value of a map ([*]): additionalProperties.
+	valuesStep
+)
+
+// pathStep is one step of a field's path.
+type pathStep struct {
+	kind stepKind
+	// name is the property's JSON name, for a propertyStep.
+	name string
+}
+
+// gatedField is a field with +customfeaturegates:gatedBy, reached from a kind's root type.
+type gatedField struct {
+	gate string
+	// path is the field's path, such as .spec.items[*].name.
+	path string
+	// steps lead from the root of the kind's schema to the field's schema node.
+	steps []pathStep
+	// goField names the field as Type.Field, and pos is where it is declared.
+	goField string
+	pos     token.Position
+}
+
+// gatedFields returns the package of group/version and the gated fields of its root type
+// kind, in the order of the fields in the source. A path is listed once.
+func (g *Generator) gatedFields(group, version, kind string) (*apiPackage, []gatedField, error) {
 	ap, ok := g.byGV[group+"/"+version]
 	if !ok {
-		return nil, fmt.Errorf("no Go package declares +groupName=%s with version %s", group, version)
+		return nil, nil, fmt.Errorf("no Go package declares +groupName=%s with version %s", group, version)
 	}
 	info, ok := ap.types[kind]
 	if !ok {
-		return nil, fmt.Errorf("package %s has no type %s", ap.pkg.PkgPath, kind)
+		return nil, nil, fmt.Errorf("package %s has no type %s", ap.pkg.PkgPath, kind)
 	}
-	w := &walker{g: g, out: map[string][]string{}, seen: map[string]bool{}, onStack: map[string]bool{}}
+	w := &walker{g: g, seen: map[string]bool{}, onStack: map[string]bool{}}
 	w.onStack[ap.pkg.PkgPath+"."+kind] = true
-	if err := w.walkStruct(ap.pkg, info, ""); err != nil {
-		return nil, err
+	if err := w.walkStruct(ap.pkg, info, "", nil); err != nil {
+		return nil, nil, err
 	}
-	return w.out, nil
+	return ap, w.out, nil
+}
+
+// pathsByGate returns the paths of fields under each gate, in the order of fields.
+func pathsByGate(fields []gatedField) map[string][]string {
+	out := map[string][]string{}
+	for _, f := range fields {
+		out[f.gate] = append(out[f.gate], f.path)
+	}
+	return out
 }
 
 // skipPackage reports packages whose types never carry the generator's markers.
@@ -281,12 +352,17 @@ func skipPackage(path string) bool {
 
 type walker struct {
 	g       *Generator
-	out     map[string][]string
+	out     []gatedField
 	seen    map[string]bool
 	onStack map[string]bool
 }
 
-func (w *walker) walkStruct(pkg *loader.Package, info *markers.TypeInfo, prefix string) error {
+// withStep returns steps with one more step, in a new slice: walks share their prefixes.
+func withStep(steps []pathStep, step pathStep) []pathStep {
+	return append(append(make([]pathStep, 0, len(steps)+1), steps...), step)
+}
+
+func (w *walker) walkStruct(pkg *loader.Package, info *markers.TypeInfo, prefix string, prefixSteps []pathStep) error {
 	for _, f := range info.Fields {
 		// As controller-gen: no json tag, no property; "-" is skipped; an empty name or
 		// ",inline" makes the field's properties those of the parent.
@@ -304,9 +380,10 @@ func (w *walker) walkStruct(pkg *loader.Package, info *markers.TypeInfo, prefix 
 				inline = true
 			}
 		}
-		path := prefix
+		path, steps := prefix, prefixSteps
 		if !inline {
 			path = prefix + "." + opts[0]
+			steps = withStep(prefixSteps, pathStep{kind: propertyStep, name: opts[0]})
 		}
 		if gate, ok := f.Markers.Get(GatedByMarkerName).(string); ok {
 			if inline {
@@ -317,14 +394,17 @@ func (w *walker) walkStruct(pkg *loader.Package, info *markers.TypeInfo, prefix 
 			}
 			if !w.seen[path] {
 				w.seen[path] = true
-				w.out[gate] = append(w.out[gate], path)
+				w.out = append(w.out, gatedField{
+					gate: gate, path: path, steps: steps,
+					goField: info.Name + "." + fieldName(f), pos: pkg.Fset.Position(f.RawField.Pos()),
+				})
 			}
 		}
 		t := pkg.TypesInfo.TypeOf(f.RawField.Type)
 		if t == nil {
 			return fmt.Errorf("%s: no type information for field %s of %s", pkg.Fset.Position(f.RawField.Pos()), fieldName(f), info.Name)
 		}
-		if err := w.walkType(t, path); err != nil {
+		if err := w.walkType(t, path, steps); err != nil {
 			return err
 		}
 	}
@@ -338,19 +418,19 @@ func fieldName(f markers.FieldInfo) string {
 	return types.ExprString(f.RawField.Type)
 }
 
-func (w *walker) walkType(t types.Type, path string) error {
+func (w *walker) walkType(t types.Type, path string, steps []pathStep) error {
 	switch u := types.Unalias(t).(type) {
 	case *types.Pointer:
-		return w.walkType(u.Elem(), path)
+		return w.walkType(u.Elem(), path, steps)
 	case *types.Slice:
 		if b, ok := u.Elem().Underlying().(*types.Basic); ok && b.Kind() == types.Byte {
 			return nil // []byte is a base64 string
 		}
-		return w.walkType(u.Elem(), path+"[*]")
+		return w.walkType(u.Elem(), path+"[*]", withStep(steps, pathStep{kind: itemsStep}))
 	case *types.Array:
-		return w.walkType(u.Elem(), path+"[*]")
+		return w.walkType(u.Elem(), path+"[*]", withStep(steps, pathStep{kind: itemsStep}))
 	case *types.Map:
-		return w.walkType(u.Elem(), path+"[*]")
+		return w.walkType(u.Elem(), path+"[*]", withStep(steps, pathStep{kind: valuesStep}))
 	case *types.Named:
 		obj := u.Obj()
 		if obj.Pkg() == nil || skipPackage(obj.Pkg().Path()) {
@@ -363,7 +443,7 @@ func (w *walker) walkType(t types.Type, path string) error {
 		w.onStack[key] = true
 		defer delete(w.onStack, key)
 		if _, isStruct := u.Underlying().(*types.Struct); !isStruct {
-			return w.walkType(u.Underlying(), path)
+			return w.walkType(u.Underlying(), path, steps)
 		}
 		pkg := w.g.findPackage(obj.Pkg().Path())
 		if pkg == nil {
@@ -377,19 +457,20 @@ func (w *walker) walkType(t types.Type, path string) error {
 		if !ok {
 			return nil
 		}
-		return w.walkStruct(pkg, info, path)
+		return w.walkStruct(pkg, info, path, steps)
 	}
 	return nil
 }
 
 // gatesFor returns the gates of the CRD for kind in group/version: the gates declared on
-// the kind's type, and the package's gates that a field of the kind uses.
-func (g *Generator) gatesFor(group, version, kind string) ([]GateMarker, string, map[string][]string, error) {
-	paths, err := g.GatedPaths(group, version, kind)
+// the kind's type, and the package's gates that a field of the kind uses; with the
+// package's component and the kind's gated fields.
+func (g *Generator) gatesFor(group, version, kind string) ([]GateMarker, string, []gatedField, error) {
+	ap, fields, err := g.gatedFields(group, version, kind)
 	if err != nil {
 		return nil, "", nil, err
 	}
-	ap := g.byGV[group+"/"+version]
+	paths := pathsByGate(fields)
 	var gates []GateMarker
 	declared := map[string]bool{}
 	add := func(m GateMarker, always bool) error {
@@ -426,7 +507,7 @@ func (g *Generator) gatesFor(group, version, kind string) ([]GateMarker, string,
 		return nil, "", nil, fmt.Errorf("%s %s/%s: fields are gated by %s, which no +%s declares in package %s or on type %s",
 			kind, group, version, strings.Join(undeclared, ", "), GateMarkerName, ap.pkg.PkgPath, kind)
 	}
-	return gates, ap.component, paths, nil
+	return gates, ap.component, fields, nil
 }
 
 // Generate rewrites the CRD manifests in opts.CRDDir. It returns what it did to each file,
@@ -436,6 +517,7 @@ func Generate(opts Options) ([]FileResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	g.FieldPaths = opts.FieldPaths
 	results, err := g.Process(opts.CRDDir)
 	if err != nil {
 		return nil, err
@@ -475,8 +557,10 @@ func (g *Generator) Process(dir string) ([]FileResult, error) {
 	return results, nil
 }
 
-// ProcessManifest returns the manifest with spec.customFeatureGates written into each CRD
-// whose storage version's Go types were loaded. Other documents are kept byte for byte.
+// ProcessManifest returns the manifest with the gates written into each CRD: by default,
+// spec.customFeatureGates and the marks of every version whose Go types were loaded; with
+// FieldPaths, spec.customFeatureGates with fieldPaths, for a CRD whose storage version's Go
+// types were loaded. Other documents are kept byte for byte.
 func (g *Generator) ProcessManifest(in []byte) ([]byte, []string, error) {
 	docs := splitDocs(in)
 	var notes []string
@@ -484,13 +568,11 @@ func (g *Generator) ProcessManifest(in []byte) ([]byte, []string, error) {
 		if len(bytes.TrimSpace(d.body)) == 0 {
 			continue
 		}
-		out, note, err := g.processCRD(d.body)
+		out, docNotes, err := g.processCRD(d.body)
 		if err != nil {
 			return nil, nil, err
 		}
-		if note != "" {
-			notes = append(notes, note)
-		}
+		notes = append(notes, docNotes...)
 		docs[i].body = out
 	}
 	var buf bytes.Buffer
@@ -518,39 +600,88 @@ func splitDocs(in []byte) []doc {
 	return append(docs, cur)
 }
 
-func (g *Generator) processCRD(body []byte) ([]byte, string, error) {
+// crd is a CRD document, decoded.
+type crd struct {
+	obj               map[string]interface{}
+	spec              map[string]interface{}
+	name, group, kind string
+	storage           string
+	versions          []map[string]interface{}
+}
+
+func (g *Generator) processCRD(body []byte) ([]byte, []string, error) {
 	js, err := yaml.YAMLToJSON(body)
 	if err != nil {
-		return nil, "", err
+		return nil, nil, err
 	}
 	dec := json.NewDecoder(bytes.NewReader(js))
 	dec.UseNumber()
 	var obj map[string]interface{}
 	if err := dec.Decode(&obj); err != nil || obj == nil {
-		return body, "", nil // not an object: leave it
+		return body, nil, nil // not an object: leave it
 	}
 	if obj["kind"] != "CustomResourceDefinition" || !strings.HasPrefix(fmt.Sprint(obj["apiVersion"]), "apiextensions.k8s.io/") {
-		return body, "", nil
+		return body, nil, nil
 	}
-	spec, _ := obj["spec"].(map[string]interface{})
-	name, _ := nested(obj, "metadata", "name").(string)
-	group, _ := spec["group"].(string)
-	kind, _ := nested(spec, "names", "kind").(string)
-	version := ""
-	versions, _ := spec["versions"].([]interface{})
+	c := &crd{obj: obj}
+	c.spec, _ = obj["spec"].(map[string]interface{})
+	c.name, _ = nested(obj, "metadata", "name").(string)
+	c.group, _ = c.spec["group"].(string)
+	c.kind, _ = nested(c.spec, "names", "kind").(string)
+	versions, _ := c.spec["versions"].([]interface{})
 	for _, v := range versions {
 		vm, _ := v.(map[string]interface{})
+		if vm == nil {
+			vm = map[string]interface{}{}
+		}
+		c.versions = append(c.versions, vm)
 		if vm["storage"] == true {
-			version, _ = vm["name"].(string)
+			c.storage, _ = vm["name"].(string)
 		}
 	}
-	if _, ok := g.byGV[group+"/"+version]; !ok || version == "" {
-		return body, fmt.Sprintf("%s: no loaded package declares group %s version %s; left alone", name, group, version), nil
+	var changed bool
+	var notes []string
+	if g.FieldPaths {
+		changed, notes, err = g.writeFieldPaths(c)
+	} else {
+		changed, notes, err = g.writeMarks(c)
 	}
-	gates, component, paths, err := g.gatesFor(group, version, kind)
+	if err != nil || !changed {
+		return body, notes, err
+	}
+	out, err := yaml.Marshal(obj)
 	if err != nil {
-		return nil, "", err
+		return nil, nil, err
 	}
+	return out, notes, nil
+}
+
+// writeFieldPaths writes the gates of the storage version's Go types, with fieldPaths, into
+// c, and removes the marks of the versions whose Go types were loaded. It reports whether c
+// is to be written.
+func (g *Generator) writeFieldPaths(c *crd) (bool, []string, error) {
+	if _, ok := g.byGV[c.group+"/"+c.storage]; !ok || c.storage == "" {
+		return false, []string{fmt.Sprintf("%s: no loaded package declares group %s version %s; left alone", c.name, c.group, c.storage)}, nil
+	}
+	gates, component, fields, err := g.gatesFor(c.group, c.storage, c.kind)
+	if err != nil {
+		return false, nil, err
+	}
+	unmarked := false
+	for _, vm := range c.versions {
+		if name, _ := vm["name"].(string); g.byGV[c.group+"/"+name] != nil {
+			if removeMarks(versionSchema(vm)) {
+				unmarked = true
+			}
+		}
+	}
+	return writeGates(c.spec, gates, component, pathsByGate(fields)) || unmarked, nil, nil
+}
+
+// writeGates sets spec.customFeatureGates to gates, with their fieldPaths from paths when
+// paths is not nil, keeping the enabled of each gate that has one. It reports whether spec
+// is to be written: it has gates, or had some.
+func writeGates(spec map[string]interface{}, gates []GateMarker, component string, paths map[string][]string) bool {
 	enabled := map[string]interface{}{}
 	if cfg, ok := spec["customFeatureGates"].(map[string]interface{}); ok {
 		list, _ := cfg["featureGates"].([]interface{})
@@ -565,35 +696,34 @@ func (g *Generator) processCRD(body []byte) ([]byte, string, error) {
 	}
 	if len(gates) == 0 {
 		if _, had := spec["customFeatureGates"]; !had {
-			return body, "", nil
+			return false
 		}
 		delete(spec, "customFeatureGates")
-	} else {
-		var list []interface{}
-		for _, m := range gates {
-			gm := map[string]interface{}{"name": m.Name, "preRelease": m.PreRelease, "fieldPaths": nonNil(paths[m.Name])}
-			if m.Default != nil {
-				gm["default"] = *m.Default
-			}
-			if m.DeprecationWarning != nil {
-				gm["fieldDeprecationWarning"] = *m.DeprecationWarning
-			}
-			if e, ok := enabled[m.Name]; ok {
-				gm["enabled"] = e // the cluster admin's choice is never the generator's
-			}
-			list = append(list, gm)
-		}
-		cfg := map[string]interface{}{"featureGates": list}
-		if component != "" {
-			cfg["component"] = component
-		}
-		spec["customFeatureGates"] = cfg
+		return true
 	}
-	out, err := yaml.Marshal(obj)
-	if err != nil {
-		return nil, "", err
+	var list []interface{}
+	for _, m := range gates {
+		gm := map[string]interface{}{"name": m.Name, "preRelease": m.PreRelease}
+		if paths != nil {
+			gm["fieldPaths"] = nonNil(paths[m.Name])
+		}
+		if m.Default != nil {
+			gm["default"] = *m.Default
+		}
+		if m.DeprecationWarning != nil {
+			gm["fieldDeprecationWarning"] = *m.DeprecationWarning
+		}
+		if e, ok := enabled[m.Name]; ok {
+			gm["enabled"] = e // the cluster admin's choice is never the generator's
+		}
+		list = append(list, gm)
 	}
-	return out, "", nil
+	cfg := map[string]interface{}{"featureGates": list}
+	if component != "" {
+		cfg["component"] = component
+	}
+	spec["customFeatureGates"] = cfg
+	return true
 }
 
 func nonNil(s []string) []string {
