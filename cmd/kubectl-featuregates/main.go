@@ -21,6 +21,7 @@ limitations under the License.
 //	kubectl featuregates enable CRD GATE
 //	kubectl featuregates disable CRD GATE
 //	kubectl featuregates status CRD [FIELD...]
+//	kubectl featuregates usage CRD [GATE...]
 //
 // It takes kubectl's usual flags (--kubeconfig, --context, -o json|yaml, ...).
 package main

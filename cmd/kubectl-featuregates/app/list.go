@@ -25,7 +25,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"k8s.io/apiextensions-apiserver/pkg/apihelpers"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/featuregates"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -37,9 +40,17 @@ func newListCommand(o *Options) *cobra.Command {
 arguments, every CRD that declares gates is listed.
 
 ENABLED is what the cluster admin set (<unset> leaves it to the stage and default). STATE is
-the gate's own state by the server's rules. FIELDS are the gate's field paths; a path that
-its enabled gate cannot make live, because a gate of a parent path is disabled, is marked
-"(off: GATE)".`,
+the gate's own state by the server's rules. FIELDS are the fields the gate guards: its
+fieldPaths, and the fields that a version's schema marks with x-kubernetes-feature-gate. A
+field that its enabled gate cannot make live, because the gate of a parent field is
+disabled, is marked "(off: GATE)".
+
+When the gate guards different fields in different versions, a field it does not guard in
+every version is followed by the versions it guards it in, as in
+".spec.hostPort (v1), .spec.port (v2)". A version
+counts when it is served or is the storage version. With a conversion webhook, a version
+whose schema marks nothing with the gate does not count: the gate's fieldPaths are paths of
+the storage version, and a write to that version meets them after conversion.`,
 		Example: `  kubectl featuregates list
   kubectl featuregates list crontabs.stable.example.com -o yaml`,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -72,19 +83,224 @@ func (o *Options) runList(ctx context.Context, names []string) error {
 			crds = append(crds, *crd)
 		}
 	}
-	var rows []GateRow
+	var rows []ListRow
 	for i := range crds {
-		rows = append(rows, GateRows(&crds[i])...)
+		rows = append(rows, listRows(&crds[i])...)
 	}
 	if rows == nil {
-		rows = []GateRow{}
+		rows = []ListRow{}
 	}
 	return o.print("FeatureGateList", rows, func(w io.Writer) error {
 		return printGateTable(w, rows, o.output() == "wide")
 	})
 }
 
-func printGateTable(w io.Writer, rows []GateRow, wide bool) error {
+// ListRow is one row of `list`: a gate of a CRD and the fields it guards. FieldPaths are the
+// fields the gate guards in the storage version: its fieldPaths, then the fields the storage
+// version's schema marks with it.
+type ListRow struct {
+	GateRow
+	// Versions are set when the gate guards different fields in different versions: one entry
+	// for each served version and for the storage version, in the CRD's order.
+	Versions []GateVersion `json:"versions,omitempty"`
+
+	// fields is the FIELDS column of the table.
+	fields string
+}
+
+// GateVersion is what one gate guards in the objects of one version, by the index the server
+// compiles for that version.
+type GateVersion struct {
+	Version    string      `json:"version"`
+	FieldPaths []PathState `json:"fieldPaths"`
+}
+
+// versionIndex is the index of a CRD's gates for the objects of one version.
+type versionIndex struct {
+	version string
+	served  bool
+	storage bool
+	// fieldPaths is whether the gates' fieldPaths are paths of the version
+	// (featuregates.AppliesToVersion).
+	fieldPaths bool
+	ix         *featuregates.Index
+	// schema is the version's structural schema; when it cannot be had, schemaErr says why
+	// (ix then holds the fieldPaths only).
+	schema    *structuralschema.Structural
+	schemaErr error
+}
+
+// versionIndexes returns the index of each served version of the CRD and of its storage
+// version, in the CRD's order, as the server compiles them; nil when the CRD has no storage
+// version.
+func versionIndexes(crd *apiextensionsv1.CustomResourceDefinition) []versionIndex {
+	storage, err := apihelpers.GetCRDStorageVersion(crd)
+	if err != nil {
+		return nil
+	}
+	specs := featuregates.SpecsFromV1(crd.Spec.CustomFeatureGates)
+	var indexes []versionIndex
+	for _, v := range crd.Spec.Versions {
+		if !v.Served && v.Name != storage {
+			continue
+		}
+		// The server accepts only structural schemas. Should one not be (s is then nil), `list`
+		// still shows the gates' fieldPaths; `status` and `usage` report the error.
+		s, err := versionSchema(crd, v.Name)
+		applies := featuregates.AppliesToVersion(crd, v.Name)
+		indexes = append(indexes, versionIndex{
+			version:    v.Name,
+			served:     v.Served,
+			storage:    v.Name == storage,
+			fieldPaths: applies,
+			ix:         featuregates.CompileVersion(specs, s, applies),
+			schema:     s,
+			schemaErr:  err,
+		})
+	}
+	return indexes
+}
+
+// listRows returns the rows of `list` for one CRD: GateRows, with the fields each gate guards
+// in each version.
+func listRows(crd *apiextensionsv1.CustomResourceDefinition) []ListRow {
+	gateRows := GateRows(crd)
+	rows := make([]ListRow, len(gateRows))
+	indexes := versionIndexes(crd)
+	for i := range gateRows {
+		r := &rows[i]
+		r.GateRow = gateRows[i]
+		enabled := r.State == "enabled"
+		if indexes == nil {
+			r.fields = fieldsColumn([]GateVersion{{FieldPaths: r.FieldPaths}}, enabled)
+			continue
+		}
+		// GateRows has one row per gate, in the CRD's order.
+		g := crd.Spec.CustomFeatureGates.FeatureGates[i]
+		var all, compared []GateVersion
+		for _, vi := range indexes {
+			gv := GateVersion{Version: vi.version, FieldPaths: gateFields(vi, g, enabled)}
+			all = append(all, gv)
+			if vi.storage {
+				r.FieldPaths = gv.FieldPaths
+			}
+			// With a conversion webhook, a version that marks nothing with the gate meets
+			// the gate's fields only after conversion to the storage version.
+			if vi.storage || vi.fieldPaths || len(gv.FieldPaths) > 0 {
+				compared = append(compared, gv)
+			}
+		}
+		r.fields = fieldsColumn(compared, enabled)
+		if !sameFields(compared, enabled) {
+			r.Versions = all
+		}
+	}
+	return rows
+}
+
+// gateFields returns the fields gate g guards in one version by its index: g's fieldPaths,
+// in the CRD's order, when they are paths of the version, then the fields the version's
+// schema marks with g, in path order. enabled is g's own state.
+func gateFields(vi versionIndex, g apiextensionsv1.CustomResourceDefinitionFeatureGate, enabled bool) []PathState {
+	fields := []PathState{}
+	listed := map[string]bool{}
+	if vi.fieldPaths {
+		for _, s := range g.FieldPaths {
+			p, err := featuregates.ParsePath(s)
+			if err != nil {
+				// The server validated the path; an unparsable one is shown as it is.
+				fields = append(fields, PathState{Path: s, Gate: g.Name, PreRelease: string(g.PreRelease), Live: enabled})
+				continue
+			}
+			listed[p.String()] = true
+			fields = append(fields, pathState(vi.ix, p, g.Name, string(g.PreRelease)))
+		}
+	}
+	var marked []featuregates.Path
+	for _, gp := range vi.ix.Paths() {
+		if gp.Gate.Name == g.Name && !listed[gp.Path.String()] {
+			listed[gp.Path.String()] = true
+			marked = append(marked, gp.Path)
+		}
+	}
+	sort.Slice(marked, func(i, j int) bool { return marked[i].String() < marked[j].String() })
+	for _, p := range marked {
+		fields = append(fields, pathState(vi.ix, p, g.Name, string(g.PreRelease)))
+	}
+	return fields
+}
+
+// fieldEntry is one field of the FIELDS column: its path and, when its enabled gate cannot
+// make it live, " (off: GATE)".
+func fieldEntry(p PathState, enabled bool) (path, off string) {
+	if enabled && p.DisabledBy != nil {
+		off = " (off: " + p.DisabledBy.Gate + ")"
+	}
+	return p.Path, off
+}
+
+// sameFields reports whether every version of versions shows the same fields.
+func sameFields(versions []GateVersion, enabled bool) bool {
+	for _, v := range versions[1:] {
+		if len(v.FieldPaths) != len(versions[0].FieldPaths) {
+			return false
+		}
+		for i, p := range v.FieldPaths {
+			path, off := fieldEntry(p, enabled)
+			path0, off0 := fieldEntry(versions[0].FieldPaths[i], enabled)
+			if path != path0 || off != off0 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// fieldsColumn renders the fields a gate guards in the versions it is compared in. When they
+// are the same in every version, they are listed once, separated by ","; otherwise each field
+// is listed once, in the order the versions first show it, separated by ", ", and followed by
+// its versions unless every version has it.
+func fieldsColumn(versions []GateVersion, enabled bool) string {
+	if sameFields(versions, enabled) {
+		var fields []string
+		for _, p := range versions[0].FieldPaths {
+			path, off := fieldEntry(p, enabled)
+			fields = append(fields, path+off)
+		}
+		return strings.Join(fields, ",")
+	}
+	type entry struct {
+		path, off string
+		versions  []string
+	}
+	var entries []*entry
+	byField := map[string]*entry{}
+	for _, v := range versions {
+		for _, p := range v.FieldPaths {
+			path, off := fieldEntry(p, enabled)
+			e, ok := byField[path+off]
+			if !ok {
+				e = &entry{path: path, off: off}
+				byField[path+off] = e
+				entries = append(entries, e)
+			}
+			if n := len(e.versions); n == 0 || e.versions[n-1] != v.Version {
+				e.versions = append(e.versions, v.Version)
+			}
+		}
+	}
+	fields := make([]string, len(entries))
+	for i, e := range entries {
+		fields[i] = e.path
+		if len(e.versions) < len(versions) {
+			fields[i] += " (" + strings.Join(e.versions, ", ") + ")"
+		}
+		fields[i] += e.off
+	}
+	return strings.Join(fields, ", ")
+}
+
+func printGateTable(w io.Writer, rows []ListRow, wide bool) error {
 	if len(rows) == 0 {
 		_, err := fmt.Fprintln(w, "No feature gates found.")
 		return err
@@ -95,15 +311,7 @@ func printGateTable(w io.Writer, rows []GateRow, wide bool) error {
 	}
 	fmt.Fprintln(w, strings.Join(header, "\t"))
 	for _, r := range rows {
-		var fields []string
-		for _, p := range r.FieldPaths {
-			f := p.Path
-			if r.State == "enabled" && p.DisabledBy != nil {
-				f += " (off: " + p.DisabledBy.Gate + ")"
-			}
-			fields = append(fields, f)
-		}
-		cols := []string{r.CRD, r.Gate, r.PreRelease, boolOrUnset(r.Enabled), r.State, orNone(strings.Join(fields, ",")), orNone(r.Component)}
+		cols := []string{r.CRD, r.Gate, r.PreRelease, boolOrUnset(r.Enabled), r.State, orNone(r.fields), orNone(r.Component)}
 		if wide {
 			cols = append(cols[:4], append([]string{boolOrUnset(r.Default)}, cols[4:]...)...)
 		}

@@ -48,8 +48,9 @@ type PathState struct {
 	Path string `json:"path"`
 	// Live is true when the server stores values written at the path.
 	Live bool `json:"live"`
-	// Gate is the gate that guards the path itself, if any.
-	Gate string `json:"gate,omitempty"`
+	// Gate is the gate that guards the path itself, if any, and PreRelease its stage.
+	Gate       string `json:"gate,omitempty"`
+	PreRelease string `json:"preRelease,omitempty"`
 	// DisabledBy is the outermost disabled gated path that covers this path: the path
 	// itself or a gated ancestor.
 	DisabledBy *Disabler `json:"disabledBy,omitempty"`
@@ -85,8 +86,10 @@ func compile(crd *apiextensionsv1.CustomResourceDefinition) *featuregates.Index 
 	return featuregates.Compile(featuregates.SpecsFromV1(crd.Spec.CustomFeatureGates), nil)
 }
 
-func pathState(ix *featuregates.Index, p featuregates.Path, own string) PathState {
-	st := PathState{Path: p.String(), Live: true, Gate: own}
+// pathState is the state of p by ix; gate and preRelease are those of the gate that guards p
+// itself, if any.
+func pathState(ix *featuregates.Index, p featuregates.Path, gate, preRelease string) PathState {
+	st := PathState{Path: p.String(), Live: true, Gate: gate, PreRelease: preRelease}
 	if d := ix.DisabledBy(p); d != nil {
 		st.Live = false
 		st.DisabledBy = &Disabler{Gate: d.Gate.Name, PreRelease: d.Gate.PreRelease, Path: d.Path.String()}
@@ -121,83 +124,220 @@ func GateRows(crd *apiextensionsv1.CustomResourceDefinition) []GateRow {
 			p, err := featuregates.ParsePath(s)
 			if err != nil {
 				// The server validated the path; an unparsable one is shown as it is.
-				row.FieldPaths = append(row.FieldPaths, PathState{Path: s, Gate: g.Name, Live: enabled})
+				row.FieldPaths = append(row.FieldPaths, PathState{Path: s, Gate: g.Name, PreRelease: string(g.PreRelease), Live: enabled})
 				continue
 			}
-			row.FieldPaths = append(row.FieldPaths, pathState(ix, p, g.Name))
+			row.FieldPaths = append(row.FieldPaths, pathState(ix, p, g.Name, string(g.PreRelease)))
 		}
 		rows = append(rows, row)
 	}
 	return rows
 }
 
-// StatusReport is what `status` reports for one CRD.
+// StatusReport is what `status` reports for one CRD: the fields of each of its versions.
 type StatusReport struct {
-	CRD     string      `json:"crd"`
-	Version string      `json:"version"`
-	Fields  []PathState `json:"fields"`
+	CRD            string `json:"crd"`
+	StorageVersion string `json:"storageVersion"`
+	// Versions are the served versions and the storage version, in the CRD's order.
+	Versions []VersionStatus `json:"versions"`
 }
 
-// FieldStatus reports, for the CRD's storage version, whether each field is live. With no
-// paths it walks the whole schema of the storage version (metadata, apiVersion and kind,
-// which are never gated, are left out); otherwise it reports the paths given, with the
-// check apihelpers.IsFieldEnabled applies.
+// VersionStatus is whether the fields of one version's objects are live.
+type VersionStatus struct {
+	Version string `json:"version"`
+	Served  bool   `json:"served"`
+	Storage bool   `json:"storage"`
+	// AlsoGatedBy is the storage version when a write to this version is, after conversion,
+	// also gated by gates that Fields does not show: the storage version's gates, with a
+	// conversion webhook, or its marks, without one.
+	AlsoGatedBy string `json:"alsoGatedBy,omitempty"`
+	// Fields are the fields of the version with their state, by the version's own gates.
+	Fields []PathState `json:"fields"`
+	// NotInSchema are the fields asked about that the version's schema does not have.
+	NotInSchema []string `json:"notInSchema,omitempty"`
+}
+
+// FieldStatus reports, for each served version of the CRD and for its storage version,
+// whether each field is live. A version's gates are those the server compiles for its
+// objects (featuregates.CompileVersion): the nodes its schema marks with
+// x-kubernetes-feature-gate, and the gates' fieldPaths where they are paths of that version
+// (featuregates.AppliesToVersion).
+//
+// With no paths it walks each version's schema (metadata, apiVersion and kind, which are
+// never gated, are left out) and adds the gated paths the walk does not reach, such as a
+// named key of a map. Otherwise it reports the paths given in each version whose schema has
+// them; a path that no version has is an error.
 func FieldStatus(crd *apiextensionsv1.CustomResourceDefinition, paths []string) (*StatusReport, error) {
-	version, err := apihelpers.GetCRDStorageVersion(crd)
+	storage, err := apihelpers.GetCRDStorageVersion(crd)
 	if err != nil {
 		return nil, err
 	}
-	ix := compile(crd)
-	own := map[string]string{}
-	for _, gp := range ix.Paths() {
-		own[gp.Path.String()] = gp.Gate.Name
-	}
-	report := &StatusReport{CRD: crd.Name, Version: version, Fields: []PathState{}}
-	if len(paths) > 0 {
-		for _, s := range paths {
-			live, err := apihelpers.IsFieldEnabled(crd, version, s)
-			if err != nil {
-				return nil, err
-			}
-			p, err := featuregates.ParsePath(s)
-			if err != nil {
-				return nil, err
-			}
-			st := pathState(ix, p, own[p.String()])
-			if st.Live != live {
-				// Cannot happen: both come from the same index.
-				return nil, fmt.Errorf("internal error: %s is live=%v by IsFieldEnabled but live=%v by the index", s, live, st.Live)
-			}
-			report.Fields = append(report.Fields, st)
+	parsed := make([]featuregates.Path, len(paths))
+	for i, s := range paths {
+		if parsed[i], err = featuregates.ParsePath(s); err != nil {
+			return nil, fmt.Errorf("invalid field path %q: %v", s, err)
 		}
-		return report, nil
 	}
-	s, err := storageSchema(crd, version)
-	if err != nil {
-		return nil, err
+	report := &StatusReport{CRD: crd.Name, StorageVersion: storage, Versions: []VersionStatus{}}
+	indexes := map[string]*featuregates.Index{}
+	// missing[i] is why paths[i] is not in the schema of a version without it, the storage
+	// version if it is one of them; found[i] is whether some version has it.
+	missing := make([]error, len(paths))
+	found := make([]bool, len(paths))
+	for _, vi := range versionIndexes(crd) {
+		if vi.schemaErr != nil {
+			return nil, vi.schemaErr
+		}
+		v, s, ix := vi, vi.schema, vi.ix
+		indexes[v.version] = ix
+		vs := VersionStatus{Version: v.version, Served: v.served, Storage: v.storage}
+		if len(paths) == 0 {
+			vs.Fields = schemaFields(ix, s)
+		} else {
+			vs.Fields = []PathState{}
+			own := gatedPaths(ix)
+			for i, p := range parsed {
+				if !p.IsReserved() {
+					if err := featuregates.Resolve(p, s); err != nil {
+						if missing[i] == nil || v.storage {
+							missing[i] = fmt.Errorf("version %s: %v", v.version, err)
+						}
+						vs.NotInSchema = append(vs.NotInSchema, paths[i])
+						continue
+					}
+				}
+				found[i] = true
+				vs.Fields = append(vs.Fields, ownPathState(ix, p, own))
+			}
+		}
+		report.Versions = append(report.Versions, vs)
 	}
+	for i := range paths {
+		if !found[i] {
+			return nil, fmt.Errorf("field path %q is in the schema of no version of %s (%v)", paths[i], crd.Name, missing[i])
+		}
+	}
+	webhook := crd.Spec.Conversion != nil && crd.Spec.Conversion.Strategy == apiextensionsv1.WebhookConverter
+	for i := range report.Versions {
+		vs := &report.Versions[i]
+		if !vs.Storage && gatesAfterConversion(indexes[storage], indexes[vs.Version], webhook) {
+			vs.AlsoGatedBy = storage
+		}
+	}
+	return report, nil
+}
+
+// gatesAfterConversion reports whether the storage version's index gates a write to another
+// version beyond that version's own index: the server gates every write in the storage
+// version too, after conversion. With a webhook, any gated path of the storage version
+// counts; without one, objects of every version have the same paths, so only a gated path
+// that the version's index lacks (a mark of the storage version's schema) counts.
+func gatesAfterConversion(storage, own *featuregates.Index, webhook bool) bool {
+	if webhook {
+		return len(storage.Paths()) > 0
+	}
+	gates := gatedPaths(own)
+	for _, p := range storage.Paths() {
+		if q, ok := gates[p.Path.String()]; !ok || q.Gate.Name != p.Gate.Name {
+			return true
+		}
+	}
+	return false
+}
+
+// gatedPaths returns the gated paths of an index by their normalized form. When two gates
+// guard one path, the first is kept.
+func gatedPaths(ix *featuregates.Index) map[string]*featuregates.GatedPath {
+	paths := ix.Paths()
+	byPath := make(map[string]*featuregates.GatedPath, len(paths))
+	for i := range paths {
+		if _, ok := byPath[paths[i].Path.String()]; !ok {
+			byPath[paths[i].Path.String()] = &paths[i]
+		}
+	}
+	return byPath
+}
+
+// ownPathState is pathState with the gate, if any, that guards p itself.
+func ownPathState(ix *featuregates.Index, p featuregates.Path, own map[string]*featuregates.GatedPath) PathState {
+	if g, ok := own[p.String()]; ok {
+		return pathState(ix, p, g.Gate.Name, g.Gate.PreRelease)
+	}
+	return pathState(ix, p, "", "")
+}
+
+// schemaFields returns the state of every field of a version's schema s by the version's
+// index ix, parents before children and properties in name order, followed within each
+// subtree by the gated paths of ix the schema has no node of their own for (a named key of a
+// map, or a path below x-kubernetes-preserve-unknown-fields).
+func schemaFields(ix *featuregates.Index, s *structuralschema.Structural) []PathState {
+	own := gatedPaths(ix)
+	fields := []PathState{}
 	walk(s, "", PathState{Live: true}, func(path string, parent PathState) PathState {
 		p, err := featuregates.ParsePath(path)
 		if err != nil {
 			// A property name the path syntax cannot spell cannot be gated itself; it is
 			// live unless a gated ancestor is disabled.
 			st := parent
-			st.Path, st.Gate = path, ""
-			report.Fields = append(report.Fields, st)
+			st.Path, st.Gate, st.PreRelease = path, "", ""
+			fields = append(fields, st)
 			return st
 		}
 		if p.IsReserved() {
 			return PathState{Live: true}
 		}
-		st := pathState(ix, p, own[p.String()])
-		report.Fields = append(report.Fields, st)
+		st := ownPathState(ix, p, own)
+		fields = append(fields, st)
 		return st
 	})
-	return report, nil
+	listed := make(map[string]bool, len(fields))
+	for _, f := range fields {
+		listed[f.Path] = true
+	}
+	var unlisted []featuregates.GatedPath
+	for _, gp := range ix.Paths() {
+		if !listed[gp.Path.String()] {
+			listed[gp.Path.String()] = true
+			unlisted = append(unlisted, gp)
+		}
+	}
+	// In string order a path comes before its descendants, so each one's listed ancestor is
+	// in place when it is inserted.
+	sort.Slice(unlisted, func(i, j int) bool { return unlisted[i].Path.String() < unlisted[j].Path.String() })
+	for _, gp := range unlisted {
+		at := endOfSubtree(fields, gp.Path)
+		st := pathState(ix, gp.Path, gp.Gate.Name, gp.Gate.PreRelease)
+		fields = append(fields[:at], append([]PathState{st}, fields[at:]...)...)
+	}
+	return fields
 }
 
-// storageSchema returns the structural schema of a version of the CRD.
-func storageSchema(crd *apiextensionsv1.CustomResourceDefinition, version string) (*structuralschema.Structural, error) {
+// endOfSubtree returns the position after the rows below the nearest ancestor of p among
+// fields, which lists every path before its descendants; len(fields) when p has none there.
+func endOfSubtree(fields []PathState, p featuregates.Path) int {
+	ancestor, depth := -1, -1
+	for i, f := range fields {
+		q, err := featuregates.ParsePath(f.Path)
+		if err == nil && q.Len() > depth && p.HasPrefix(q) {
+			ancestor, depth = i, q.Len()
+		}
+	}
+	if ancestor < 0 {
+		return len(fields)
+	}
+	anc, _ := featuregates.ParsePath(fields[ancestor].Path)
+	at := ancestor + 1
+	for ; at < len(fields); at++ {
+		q, err := featuregates.ParsePath(fields[at].Path)
+		if err != nil || !q.HasPrefix(anc) {
+			break
+		}
+	}
+	return at
+}
+
+// versionSchema returns the structural schema of a version of the CRD.
+func versionSchema(crd *apiextensionsv1.CustomResourceDefinition, version string) (*structuralschema.Structural, error) {
 	v, err := apihelpers.GetSchemaForVersion(crd, version)
 	if err != nil {
 		return nil, err

@@ -212,10 +212,14 @@ func TestFieldStatus(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if r.Version != "v1" || len(r.Fields) != tc.wantLen {
-				t.Fatalf("version %s, %d fields, want v1 and %d: %+v", r.Version, len(r.Fields), tc.wantLen, r.Fields)
+			if r.StorageVersion != "v1" || len(r.Versions) != 1 || r.Versions[0].Version != "v1" {
+				t.Fatalf("storage version %s, versions %+v, want v1 alone", r.StorageVersion, r.Versions)
 			}
-			for _, f := range r.Fields {
+			fields := r.Versions[0].Fields
+			if len(fields) != tc.wantLen {
+				t.Fatalf("%d fields, want %d: %+v", len(fields), tc.wantLen, fields)
+			}
+			for _, f := range fields {
 				reason, ok := tc.want[f.Path]
 				if !ok {
 					t.Errorf("unexpected field %s", f.Path)

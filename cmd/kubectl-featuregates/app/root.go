@@ -15,7 +15,8 @@ limitations under the License.
 */
 
 // Package app implements the kubectl-featuregates plugin: list, enable, disable and explain
-// the field feature gates of CRDs (KEP-2608, spec.customFeatureGates).
+// the field feature gates of CRDs (KEP-2608, spec.customFeatureGates), and count the stored
+// objects that hold values at a gate's fields.
 //
 // Every answer about whether a gate is enabled or a field is live comes from the API
 // server's own evaluation code (pkg/apihelpers and pkg/apiserver/schema/featuregates), so
@@ -41,6 +42,8 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/cli-runtime/pkg/printers"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
 )
 
 // DefaultFieldManager is the field manager the plugin writes a gate's enabled with.
@@ -54,6 +57,8 @@ type Options struct {
 
 	// newClient builds the CRD client; tests replace it.
 	newClient func() (apiextensionsv1client.CustomResourceDefinitionInterface, error)
+	// newDynamicClient builds the client that reads custom resources; tests replace it.
+	newDynamicClient func() (dynamic.Interface, error)
 }
 
 // NewCommand returns the root command of the plugin.
@@ -64,6 +69,7 @@ func NewCommand(streams genericiooptions.IOStreams) *cobra.Command {
 		Streams:     streams,
 	}
 	o.newClient = o.client
+	o.newDynamicClient = o.dynamicClient
 	return newCommand(o)
 }
 
@@ -72,7 +78,8 @@ func newCommand(o *Options) *cobra.Command {
 		Use:   "kubectl-featuregates",
 		Short: "List, enable and disable the field feature gates of CRDs (KEP-2608)",
 		Long: `List, enable and disable the field feature gates that CRDs declare in
-spec.customFeatureGates (KEP-2608), and see which fields of a CRD are live.
+spec.customFeatureGates (KEP-2608), see which fields of a CRD are live, and count the
+stored objects that hold values at a gate's fields.
 
 Whether a gate is enabled and whether a field is live are computed with the API server's
 own rules. Gates are addressed by name: enable and disable never depend on a gate's
@@ -80,6 +87,7 @@ position in the list.`,
 		Example: `  kubectl featuregates list
   kubectl featuregates enable databases.gates.example.com BackupGate
   kubectl featuregates status databases.gates.example.com
+  kubectl featuregates usage databases.gates.example.com BackupGate
   kubectl featuregates disable databases.gates.example.com BackupGate`,
 		SilenceUsage:  true,
 		SilenceErrors: false,
@@ -88,7 +96,7 @@ position in the list.`,
 	root.SetErr(o.Streams.ErrOut)
 	root.SetIn(o.Streams.In)
 	o.ConfigFlags.AddFlags(root.PersistentFlags())
-	root.AddCommand(newListCommand(o), newToggleCommand(o, true), newToggleCommand(o, false), newStatusCommand(o))
+	root.AddCommand(newListCommand(o), newToggleCommand(o, true), newToggleCommand(o, false), newStatusCommand(o), newUsageCommand(o))
 	return root
 }
 
@@ -102,6 +110,19 @@ func (o *Options) client() (apiextensionsv1client.CustomResourceDefinitionInterf
 		return nil, err
 	}
 	return cs.ApiextensionsV1().CustomResourceDefinitions(), nil
+}
+
+// dynamicClient builds the client that lists custom resources. It lists one page at a time,
+// so at most one of its requests is in flight: client-side throttling would only slow a large
+// scan down, and the server's own priority and fairness still applies.
+func (o *Options) dynamicClient() (dynamic.Interface, error) {
+	cfg, err := o.ConfigFlags.ToRESTConfig()
+	if err != nil {
+		return nil, err
+	}
+	cfg = rest.CopyConfig(cfg)
+	cfg.QPS = -1
+	return dynamic.NewForConfig(cfg)
 }
 
 // getCRD reads one CRD and turns a missing one into a clear error.

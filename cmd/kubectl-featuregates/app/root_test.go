@@ -23,8 +23,12 @@ import (
 
 	"k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset/fake"
 	apiextensionsv1client "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset/typed/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/dynamic"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
 	"sigs.k8s.io/yaml"
 )
 
@@ -34,6 +38,8 @@ func TestCommands(t *testing.T) {
 		args    []string
 		want    []string
 		wantErr string
+		// wantAbsent must not be in the output.
+		wantAbsent string
 	}{
 		{name: "list table", args: []string{"list"}, want: []string{
 			"CRD                         GATE                   STAGE        ENABLED   STATE      FIELDS",
@@ -53,7 +59,17 @@ func TestCommands(t *testing.T) {
 		{name: "enable via patch", args: []string{"enable", "databases.gates.example.com", "BackupGate", "--method=patch"}, want: []string{
 			"feature gate BackupGate enabled (JSON patch guarded by the gate's name, field manager cluster-admin); state: enabled"}},
 		{name: "disable with a manager", args: []string{"disable", "databases.gates.example.com", "BackupEncryptionGate", "--method=patch", "--field-manager=ops"}, want: []string{
-			"BackupEncryptionGate disabled (JSON patch guarded by the gate's name, field manager ops); state: disabled"}},
+			"1 object holds values at the fields of BackupEncryptionGate (examples: default/orders); they are kept, and writes can no longer change them.\n" +
+				"customresourcedefinition.apiextensions.k8s.io/databases.gates.example.com: feature gate BackupEncryptionGate disabled (JSON patch guarded by the gate's name, field manager ops); state: disabled"}},
+		{name: "disable without the count", args: []string{"disable", "databases.gates.example.com", "BackupGate", "--method=patch", "--skip-usage"}, want: []string{
+			"feature gate BackupGate disabled"}, wantAbsent: "hold"},
+		{name: "enable has no --skip-usage", args: []string{"enable", "databases.gates.example.com", "BackupGate", "--skip-usage"}, wantErr: "unknown flag: --skip-usage"},
+		{name: "usage", args: []string{"usage", "databases.gates.example.com"}, want: []string{
+			"# databases.gates.example.com, storage version v1: 2 objects scanned",
+			"BackupGate             alpha        disabled   1         default/orders",
+			"LabelsGate             deprecated   enabled    1         default/users"}},
+		{name: "usage yaml", args: []string{"usage", "databases.gates.example.com", "TagsGate", "-o", "yaml"}, want: []string{"kind: FeatureGateUsage", "objects: 0"}},
+		{name: "usage no CRD", args: []string{"usage"}, wantErr: "requires at least 1 arg"},
 		{name: "enable stable", args: []string{"enable", "databases.gates.example.com", "TagsGate"}, want: []string{"is stable and always enabled; nothing to change"}},
 		{name: "disable stable", args: []string{"disable", "databases.gates.example.com", "TagsGate"}, wantErr: "cannot be disabled"},
 		{name: "bad method", args: []string{"enable", "databases.gates.example.com", "BackupGate", "--method=merge"}, wantErr: `invalid --method "merge"`},
@@ -70,6 +86,12 @@ func TestCommands(t *testing.T) {
 				Streams:     genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut},
 				newClient: func() (apiextensionsv1client.CustomResourceDefinitionInterface, error) {
 					return cs.ApiextensionsV1().CustomResourceDefinitions(), nil
+				},
+				newDynamicClient: func() (dynamic.Interface, error) {
+					return pagedClient{FakeDynamicClient: dynamicfake.NewSimpleDynamicClient(runtime.NewScheme()), server: &pagedServer{objs: []*unstructured.Unstructured{
+						cr("databases", "default", "orders", `{"engine": "pg", "backup": {"encryption": {"keySecretName": "k"}}}`),
+						cr("databases", "default", "users", `{"labels": {"team": "a"}}`),
+					}}}, nil
 				},
 			}
 			cmd := newCommand(o)
@@ -89,6 +111,9 @@ func TestCommands(t *testing.T) {
 				if !strings.Contains(squeeze(out.String()), squeeze(w)) {
 					t.Errorf("output lacks %q:\n%s", w, out.String())
 				}
+			}
+			if tc.wantAbsent != "" && strings.Contains(out.String(), tc.wantAbsent) {
+				t.Errorf("output has %q:\n%s", tc.wantAbsent, out.String())
 			}
 			if strings.Contains(strings.Join(tc.args, " "), "yaml") {
 				var v interface{}

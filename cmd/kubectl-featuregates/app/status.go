@@ -20,6 +20,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -27,15 +28,24 @@ import (
 func newStatusCommand(o *Options) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "status CRD [FIELD...]",
-		Short: "Show which fields of a CRD's storage version are live, and why a field is not",
-		Long: `Show which fields of the CRD's storage version are live now: a value written
-there is stored. A field is not live when its own feature gate is disabled, or when the gate
-of a gated parent field is disabled; REASON names the gate.
+		Short: "Show which fields of each version of a CRD are live, and why a field is not",
+		Long: `Show which fields of each served version of the CRD, and of its storage version, are
+live now: a value written there in that version is kept. A field is not live when its own
+feature gate is disabled, or when the gate of a gated parent field is disabled; REASON names
+the gate. GATE and STAGE are the gate that guards the field itself, if any.
 
-Without FIELD arguments, every field of the storage version's schema is listed. FIELD uses
-the syntax of fieldPaths, as in .spec.replicas or .spec.containers[*].image.`,
+The gates of a version are the fields its schema marks with x-kubernetes-feature-gate, and
+the gates' fieldPaths, which are paths of the storage version, where they are paths of that
+version: in the storage version, and in every version when the CRD has no conversion
+webhook. The server also gates a write to any other version in the storage version, after
+conversion; a note says so when that adds gates the version's own list does not show.
+
+Without FIELD arguments, every field of each version's schema is listed. FIELD uses the
+syntax of fieldPaths, as in .spec.replicas or .spec.containers[*].image; it is shown for
+each version whose schema has it.`,
 		Example: `  kubectl featuregates status databases.gates.example.com
-  kubectl featuregates status databases.gates.example.com .spec.backup.encryption`,
+  kubectl featuregates status databases.gates.example.com .spec.backup.encryption
+  kubectl featuregates status databases.gates.example.com -o yaml`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return o.runStatus(cmd.Context(), args[0], args[1:])
@@ -63,21 +73,52 @@ func (o *Options) runStatus(ctx context.Context, name string, fields []string) e
 	})
 }
 
+// printStatusTable prints one section per version, then, once, the versions whose writes the
+// storage version's gates also gate.
 func printStatusTable(w io.Writer, r *StatusReport) error {
-	fmt.Fprintf(w, "# %s, storage version %s\n", r.CRD, r.Version)
-	fmt.Fprintln(w, "FIELD\tGATE\tLIVE\tREASON")
-	for _, f := range r.Fields {
-		live := "yes"
-		if !f.Live {
-			live = "no"
+	var alsoGated []string
+	for i, v := range r.Versions {
+		if i > 0 {
+			fmt.Fprintln(w)
 		}
-		gate := f.Gate
-		if gate == "" {
-			gate = "-"
+		title := "version " + v.Version
+		if v.Storage {
+			title = "storage " + title
 		}
-		if _, err := fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", f.Path, gate, live, f.Reason()); err != nil {
-			return err
+		if !v.Served {
+			title += " (not served)"
+		}
+		fmt.Fprintf(w, "# %s, %s\n", r.CRD, title)
+		if len(v.Fields) > 0 {
+			fmt.Fprintln(w, "FIELD\tGATE\tSTAGE\tLIVE\tREASON")
+		}
+		for _, f := range v.Fields {
+			live := "yes"
+			if !f.Live {
+				live = "no"
+			}
+			if _, err := fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", f.Path, orDash(f.Gate), orDash(f.PreRelease), live, f.Reason()); err != nil {
+				return err
+			}
+		}
+		if len(v.NotInSchema) > 0 {
+			fmt.Fprintf(w, "# not in the schema of %s: %s\n", v.Version, strings.Join(v.NotInSchema, ", "))
+		}
+		if v.AlsoGatedBy != "" {
+			alsoGated = append(alsoGated, v.Version)
 		}
 	}
+	if len(alsoGated) > 0 {
+		_, err := fmt.Fprintf(w, "\n# Note: a write to %s is also gated by the gates of storage version %s, after conversion to %s.\n",
+			strings.Join(alsoGated, ", "), r.StorageVersion, r.StorageVersion)
+		return err
+	}
 	return nil
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }

@@ -32,6 +32,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/util/csaupgrade"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 )
@@ -280,10 +281,8 @@ func newToggleCommand(o *Options, value bool) *cobra.Command {
 	}
 	t := &Toggler{FieldManager: DefaultFieldManager, Method: MethodAuto}
 	var method string
-	cmd := &cobra.Command{
-		Use:   verb + " CRD GATE",
-		Short: fmt.Sprintf("%s a feature gate of a CRD, by name", strings.ToUpper(verb[:1])+verb[1:]),
-		Long: fmt.Sprintf(`Set enabled: %v on the feature gate named GATE of the CRD.
+	var skipUsage bool
+	long := fmt.Sprintf(`Set enabled: %v on the feature gate named GATE of the CRD.
 
 By default (--method=auto) this is a server-side apply of just that gate's name and
 enabled, under the field manager given by --field-manager: that manager then owns
@@ -295,7 +294,19 @@ the kubectl.kubernetes.io/last-applied-configuration annotation, which is the te
 itself uses), a JSON patch is sent instead. It sets enabled at the gate's index and is guarded
 by a "test" of the gate's name at that index, so if the gates are reordered concurrently the
 server rejects it and the plugin reads the CRD again, rather than changing another gate.
---method=apply or --method=patch forces one way.`, value),
+--method=apply or --method=patch forces one way.`, value)
+	if !value {
+		long += `
+
+Before it acts, disable counts the stored objects that hold values at the gate's fields in
+the storage version, as "kubectl featuregates usage CRD GATE" does, and prints the count:
+those values are kept, and writes can no longer change them. The count lists every object
+of the CRD; --skip-usage skips it. If the count fails, nothing is changed.`
+	}
+	cmd := &cobra.Command{
+		Use:     verb + " CRD GATE",
+		Short:   fmt.Sprintf("%s a feature gate of a CRD, by name", strings.ToUpper(verb[:1])+verb[1:]),
+		Long:    long,
 		Example: fmt.Sprintf("  kubectl featuregates %s databases.gates.example.com BackupGate", verb),
 		Args:    cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -313,6 +324,11 @@ server rejects it and the plugin reads the CRD again, rather than changing anoth
 				return err
 			}
 			t.Client = c
+			if !value && !skipUsage {
+				if err := o.printDisableUsage(cmd.Context(), c, args[0], args[1]); err != nil {
+					return err
+				}
+			}
 			res, err := t.Toggle(cmd.Context(), args[0], args[1], value)
 			if err != nil {
 				return err
@@ -324,7 +340,35 @@ server rejects it and the plugin reads the CRD again, rather than changing anoth
 	cmd.Flags().StringVar(&method, "method", string(MethodAuto), "How to write: auto, apply (server-side apply) or patch (JSON patch guarded by a test of the gate's name).")
 	cmd.Flags().BoolVar(&t.ForceConflicts, "force-conflicts", false, "With server-side apply, take the gate's enabled over from another field manager.")
 	cmd.Flags().BoolVar(&t.DryRun, "dry-run", false, "Send the write as a server-side dry run: nothing is stored.")
+	if !value {
+		cmd.Flags().BoolVar(&skipUsage, "skip-usage", false, "Do not count the objects that hold values at the gate's fields first (it lists every object of the CRD).")
+	}
 	return cmd
+}
+
+// printDisableUsage prints, before disable acts, how many stored objects hold values at the
+// fields of the gate. A gate that cannot be disabled fails here, before any object is
+// listed; so does a failed count, before anything is changed.
+func (o *Options) printDisableUsage(ctx context.Context, c apiextensionsv1client.CustomResourceDefinitionInterface, crdName, gate string) error {
+	crd, err := getCRD(ctx, c, crdName)
+	if err != nil {
+		return err
+	}
+	if _, err := checkToggle(crd, gate, false); err != nil {
+		return err
+	}
+	report, err := newUsageReport(crd, []string{gate})
+	if err == nil && len(report.Gates[0].FieldPaths) > 0 {
+		var dc dynamic.Interface
+		if dc, err = o.dynamic(); err == nil {
+			report, err = ScanUsage(ctx, dc, crd, []string{gate}, UsageOptions{ChunkSize: DefaultChunkSize, Examples: DefaultExamples})
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("cannot count the objects that hold values at the fields of %s, so nothing was changed (--skip-usage disables without counting): %w", gate, err)
+	}
+	_, err = fmt.Fprintln(o.Streams.Out, usageLine(report.Gates[0], report.Version))
+	return err
 }
 
 func printToggle(w io.Writer, crd, gate, verb string, t *Toggler, res *ToggleResult) error {

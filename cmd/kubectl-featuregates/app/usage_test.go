@@ -1,0 +1,599 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package app
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset/fake"
+	apiextensionsv1client "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset/typed/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/dynamic"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
+	"sigs.k8s.io/yaml"
+)
+
+// fleetCRD has one version, the storage version, with gates on [*] paths, nested gates, a
+// mark, a named key of a map and a gate without fields:
+//
+//	PoolNameGate    .spec.pools[*].name            fieldPaths, through a list
+//	PoolLabelsGate  .spec.pools[*].labels[*]       fieldPaths, through a list and a map
+//	BackupGate      .spec.backup                   a mark of the storage version
+//	EncryptionGate  .spec.backup.encryption        fieldPaths, below BackupGate's mark
+//	CPUGate         .spec.limits.cpu               fieldPaths, one key of a map
+//	RulesGate       -                              guards CEL rules only
+func fleetCRD() *apiextensionsv1.CustomResourceDefinition {
+	stringMap := apiextensionsv1.JSONSchemaProps{Type: "object", AdditionalProperties: &apiextensionsv1.JSONSchemaPropsOrBool{
+		Allows: true, Schema: ptr(scalar("string"))}}
+	pool := object(props{"name": scalar("string"), "size": scalar("integer"), "labels": stringMap})
+	spec := object(props{
+		"pools":  {Type: "array", Items: &apiextensionsv1.JSONSchemaPropsOrArray{Schema: &pool}},
+		"backup": marked(object(props{"schedule": scalar("string"), "encryption": object(props{"key": scalar("string")})}), "BackupGate"),
+		"limits": stringMap,
+		"zone":   scalar("string"),
+	})
+	crd := versionsCRD(apiextensionsv1.NoneConverter, []apiextensionsv1.CustomResourceDefinitionFeatureGate{
+		{Name: "PoolNameGate", PreRelease: "alpha", Enabled: ptr(true), FieldPaths: []string{".spec.pools[*].name"}},
+		{Name: "PoolLabelsGate", PreRelease: "beta", FieldPaths: []string{".spec.pools[*].labels[*]"}},
+		{Name: "BackupGate", PreRelease: "beta"},
+		{Name: "EncryptionGate", PreRelease: "alpha", FieldPaths: []string{".spec.backup.encryption"}},
+		{Name: "CPUGate", PreRelease: "deprecated", Default: ptr(true), FieldPaths: []string{".spec.limits.cpu"}},
+		{Name: "RulesGate", PreRelease: "beta"},
+	}, spec)
+	crd.Name, crd.Spec.Names = "fleets.example.com", apiextensionsv1.CustomResourceDefinitionNames{Plural: "fleets", Kind: "Fleet"}
+	return crd
+}
+
+// fleets are objects of fleetCRD, each with the gates it counts for in its name.
+func fleets() []*unstructured.Unstructured {
+	return []*unstructured.Unstructured{
+		cr("fleets", "a", "poolname-poollabels", `{"pools": [{"size": 1}, {"name": "x", "labels": {"tier": "gold"}}]}`),
+		cr("fleets", "a", "poolname", `{"pools": [{"name": "y"}]}`),
+		cr("fleets", "a", "none-empty-pools", `{"pools": []}`),
+		cr("fleets", "a", "none-pools-without-gated-fields", `{"pools": [{"size": 1, "labels": {}}, {"size": 2}]}`),
+		cr("fleets", "b", "backup-empty", `{"backup": {}}`),
+		cr("fleets", "b", "backup-encryption", `{"backup": {"schedule": "@daily", "encryption": {"key": "k"}}}`),
+		cr("fleets", "b", "backup-encryption-empty", `{"backup": {"encryption": {}}}`),
+		cr("fleets", "b", "cpu", `{"limits": {"cpu": "2", "memory": "1Gi"}}`),
+		cr("fleets", "c", "none-other-key", `{"limits": {"memory": "1Gi"}}`),
+		cr("fleets", "c", "none-zone", `{"zone": "eu"}`),
+		cr("fleets", "c", "none-no-spec", ``),
+	}
+}
+
+// widgets are objects of replicasCRD(true), read in v2: ReplicasGate guards .spec.replicas by
+// its fieldPaths, ImageGate .spec.image by a mark of v2 only.
+func widgets() []*unstructured.Unstructured {
+	return []*unstructured.Unstructured{
+		cr("widgets", "default", "w1", `{"replicas": 1, "image": "a"}`),
+		cr("widgets", "default", "w2", `{"image": "b"}`),
+		cr("widgets", "default", "w3", `{"replicas": 0}`),
+		cr("widgets", "prod", "w4", `{}`),
+		cr("widgets", "prod", "w5", `{"replicas": 5}`),
+		cr("widgets", "prod", "w6", `{"replicas": 6, "image": "f"}`),
+		cr("widgets", "prod", "w7", `{"image": ""}`),
+	}
+}
+
+// cr returns an object of the CRD with the plural resource in the namespace (none when
+// empty) with the spec spec (none when empty).
+func cr(resource, namespace, name, spec string) *unstructured.Unstructured {
+	obj := map[string]interface{}{"metadata": map[string]interface{}{"name": name}}
+	if namespace != "" {
+		obj["metadata"].(map[string]interface{})["namespace"] = namespace
+	}
+	if spec != "" {
+		var s interface{}
+		if err := yaml.Unmarshal([]byte(spec), &s); err != nil {
+			panic(err)
+		}
+		obj["spec"] = s
+	}
+	return &unstructured.Unstructured{Object: obj}
+}
+
+// pagedServer answers list requests for the objects of one resource as kube-apiserver does:
+// objs in order, at most limit per page, with a continue token while more remain. It fails
+// the request for page failPage (counting from 1) with failErr.
+type pagedServer struct {
+	objs     []*unstructured.Unstructured
+	failPage int
+	failErr  error
+	// requests are the list requests received: version, namespace if any, limit and
+	// continue token.
+	requests []string
+}
+
+func (s *pagedServer) list(gvr schema.GroupVersionResource, opts metav1.ListOptions) (*unstructured.UnstructuredList, error) {
+	s.requests = append(s.requests, fmt.Sprintf("%s limit=%d continue=%q", gvr.Version, opts.Limit, opts.Continue))
+	if len(s.requests) == s.failPage {
+		return nil, s.failErr
+	}
+	start := 0
+	if opts.Continue != "" {
+		var err error
+		if start, err = strconv.Atoi(opts.Continue); err != nil {
+			return nil, apierrors.NewBadRequest("bad continue token")
+		}
+	}
+	end := len(s.objs)
+	if opts.Limit > 0 && start+int(opts.Limit) < end {
+		end = start + int(opts.Limit)
+	}
+	list := &unstructured.UnstructuredList{Object: map[string]interface{}{"apiVersion": gvr.GroupVersion().String(), "kind": "List"}}
+	list.SetResourceVersion("2608")
+	if end < len(s.objs) {
+		list.SetContinue(strconv.Itoa(end))
+	}
+	for _, o := range s.objs[start:end] {
+		item := o.DeepCopy()
+		item.SetAPIVersion(gvr.GroupVersion().String())
+		list.Items = append(list.Items, *item)
+	}
+	return list, nil
+}
+
+// pagedClient is a dynamic client whose cluster-wide lists the pagedServer answers (the fake
+// dynamic client drops a list's limit and continue token). Every other request goes to the
+// fake, which records it.
+type pagedClient struct {
+	*dynamicfake.FakeDynamicClient
+	server *pagedServer
+}
+
+func (c pagedClient) Resource(gvr schema.GroupVersionResource) dynamic.NamespaceableResourceInterface {
+	return pagedResource{NamespaceableResourceInterface: c.FakeDynamicClient.Resource(gvr), gvr: gvr, server: c.server}
+}
+
+type pagedResource struct {
+	dynamic.NamespaceableResourceInterface
+	gvr    schema.GroupVersionResource
+	server *pagedServer
+}
+
+func (r pagedResource) List(_ context.Context, opts metav1.ListOptions) (*unstructured.UnstructuredList, error) {
+	return r.server.list(r.gvr, opts)
+}
+
+// usageCluster is a fake cluster that holds one CRD and its objects.
+type usageCluster struct {
+	crds    *fake.Clientset
+	objects *dynamicfake.FakeDynamicClient
+	server  *pagedServer
+}
+
+func newUsageCluster(crd *apiextensionsv1.CustomResourceDefinition, server *pagedServer) *usageCluster {
+	listKinds := map[schema.GroupVersionResource]string{}
+	for _, v := range crd.Spec.Versions {
+		listKinds[schema.GroupVersionResource{Group: crd.Spec.Group, Version: v.Name, Resource: crd.Spec.Names.Plural}] = crd.Spec.Names.Kind + "List"
+	}
+	c := &usageCluster{crds: fake.NewSimpleClientset(crd), objects: dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), listKinds), server: server}
+	serverLikeJSONPatch(c.crds, nil)
+	return c
+}
+
+// run runs the plugin with args against the cluster.
+func (c *usageCluster) run(args ...string) (string, error) {
+	var out, errOut bytes.Buffer
+	o := &Options{
+		ConfigFlags: genericclioptions.NewConfigFlags(false),
+		PrintFlags:  genericclioptions.NewPrintFlags(""),
+		Streams:     genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut},
+		newClient: func() (apiextensionsv1client.CustomResourceDefinitionInterface, error) {
+			return c.crds.ApiextensionsV1().CustomResourceDefinitions(), nil
+		},
+		newDynamicClient: func() (dynamic.Interface, error) {
+			return pagedClient{FakeDynamicClient: c.objects, server: c.server}, nil
+		},
+	}
+	cmd := newCommand(o)
+	cmd.SetArgs(args)
+	err := cmd.Execute()
+	return out.String(), err
+}
+
+// requests are the requests the plugin sent for custom resources: the cluster-wide lists
+// the pagedServer answered, then every other request.
+func (c *usageCluster) requests() []string {
+	requests := append([]string{}, c.server.requests...)
+	for _, a := range c.objects.Actions() {
+		requests = append(requests, a.GetVerb()+" "+a.GetResource().String())
+	}
+	return requests
+}
+
+func TestUsage(t *testing.T) {
+	storageNotServed := replicasCRD(true)
+	storageNotServed.Spec.Versions[1].Served = false
+	clusterScoped := replicasCRD(true)
+	clusterScoped.Spec.Scope = apiextensionsv1.ClusterScoped
+	noGates := replicasCRD(false)
+	noGates.Spec.CustomFeatureGates = nil
+
+	tests := []struct {
+		name string
+		crd  *apiextensionsv1.CustomResourceDefinition
+		// target is the CRD argument, the CRD's name by default.
+		target   string
+		objs     []*unstructured.Unstructured
+		failPage int
+		failErr  error
+		args     []string
+		want     string
+		wantErr  string
+		// wantRequests are the list requests; by default, one for every object.
+		wantRequests []string
+	}{{
+		name: "fieldPaths and a mark of the storage version, in every namespace",
+		crd:  replicasCRD(true),
+		objs: widgets(),
+		want: `# widgets.example.com, storage version v2: 7 objects scanned
+GATE           STAGE   STATE      OBJECTS   EXAMPLES
+ReplicasGate   alpha   disabled   4         default/w1, default/w3, prod/w5
+ImageGate      beta    disabled   4         default/w1, default/w2, prod/w6
+`,
+	}, {
+		name: "[*] paths, nested gates, a named key of a map, a gate without fields",
+		crd:  fleetCRD(),
+		objs: fleets(),
+		args: []string{"--examples=5"},
+		want: `# fleets.example.com, storage version v1: 11 objects scanned
+GATE             STAGE        STATE      OBJECTS   EXAMPLES
+PoolNameGate     alpha        enabled    2         a/poolname-poollabels, a/poolname
+PoolLabelsGate   beta         enabled    1         a/poolname-poollabels
+BackupGate       beta         enabled    3         b/backup-empty, b/backup-encryption, b/backup-encryption-empty
+EncryptionGate   alpha        disabled   2         b/backup-encryption, b/backup-encryption-empty
+CPUGate          deprecated   enabled    1         b/cpu
+RulesGate        beta         enabled    0         <none>
+`,
+	}, {
+		name: "pages of 2: the same counts, four requests with the server's continue tokens",
+		crd:  replicasCRD(true),
+		objs: widgets(),
+		args: []string{"--chunk-size=2"},
+		want: `# widgets.example.com, storage version v2: 7 objects scanned
+GATE           STAGE   STATE      OBJECTS   EXAMPLES
+ReplicasGate   alpha   disabled   4         default/w1, default/w3, prod/w5
+ImageGate      beta    disabled   4         default/w1, default/w2, prod/w6
+`,
+		wantRequests: []string{`v2 limit=2 continue=""`, `v2 limit=2 continue="2"`, `v2 limit=2 continue="4"`, `v2 limit=2 continue="6"`},
+	}, {
+		name:         "--chunk-size=0 lists everything at once",
+		crd:          replicasCRD(true),
+		objs:         widgets(),
+		args:         []string{"--chunk-size=0", "--examples=0"},
+		wantRequests: []string{`v2 limit=0 continue=""`},
+		want: `# widgets.example.com, storage version v2: 7 objects scanned
+GATE           STAGE   STATE      OBJECTS
+ReplicasGate   alpha   disabled   4
+ImageGate      beta    disabled   4
+`,
+	}, {
+		name: "one gate, one example",
+		crd:  replicasCRD(true),
+		objs: widgets(),
+		args: []string{"ImageGate", "--examples", "1"},
+		want: `# widgets.example.com, storage version v2: 7 objects scanned
+GATE        STAGE   STATE      OBJECTS   EXAMPLES
+ImageGate   beta    disabled   4         default/w1
+`,
+	}, {
+		name: "gates in the CRD's order, whatever the order of the arguments",
+		crd:  fleetCRD(),
+		objs: fleets(),
+		args: []string{"EncryptionGate", "PoolNameGate", "EncryptionGate"},
+		want: `# fleets.example.com, storage version v1: 11 objects scanned
+GATE             STAGE   STATE      OBJECTS   EXAMPLES
+PoolNameGate     alpha   enabled    2         a/poolname-poollabels, a/poolname
+EncryptionGate   alpha   disabled   2         b/backup-encryption, b/backup-encryption-empty
+`,
+	}, {
+		name: "cluster-scoped: names alone",
+		crd:  clusterScoped,
+		objs: []*unstructured.Unstructured{cr("widgets", "", "c1", `{"replicas": 1}`), cr("widgets", "", "c2", `{"image": "x"}`)},
+		want: `# widgets.example.com, storage version v2: 2 objects scanned
+GATE           STAGE   STATE      OBJECTS   EXAMPLES
+ReplicasGate   alpha   disabled   1         c1
+ImageGate      beta    disabled   1         c2
+`,
+	}, {
+		name: "no objects",
+		crd:  replicasCRD(true),
+		want: `# widgets.example.com, storage version v2: 0 objects scanned
+GATE           STAGE   STATE      OBJECTS   EXAMPLES
+ReplicasGate   alpha   disabled   0         <none>
+ImageGate      beta    disabled   0         <none>
+`,
+	}, {
+		name: "json",
+		crd:  replicasCRD(true),
+		objs: widgets(),
+		args: []string{"ReplicasGate", "-o", "json", "--chunk-size=5"},
+		want: `{
+    "apiVersion": "featuregates.kubectl.k8s.io/v1alpha1",
+    "crd": "widgets.example.com",
+    "gates": [
+        {
+            "examples": [
+                "default/w1",
+                "default/w3",
+                "prod/w5"
+            ],
+            "fieldPaths": [
+                ".spec.replicas"
+            ],
+            "gate": "ReplicasGate",
+            "objects": 4,
+            "preRelease": "alpha",
+            "state": "disabled"
+        }
+    ],
+    "kind": "FeatureGateUsage",
+    "objects": 7,
+    "resourceVersion": "2608",
+    "version": "v2"
+}
+`,
+		wantRequests: []string{`v2 limit=5 continue=""`, `v2 limit=5 continue="5"`},
+	}, {
+		name: "yaml, a gate without fields",
+		crd:  fleetCRD(),
+		objs: fleets()[:2],
+		args: []string{"RulesGate", "-o", "yaml"},
+		want: `apiVersion: featuregates.kubectl.k8s.io/v1alpha1
+crd: fleets.example.com
+gates:
+- examples: []
+  fieldPaths: []
+  gate: RulesGate
+  objects: 0
+  preRelease: beta
+  state: enabled
+kind: FeatureGateUsage
+objects: 2
+resourceVersion: "2608"
+version: v1
+`,
+	}, {
+		name:         "unknown gate",
+		crd:          replicasCRD(true),
+		args:         []string{"ImageGate", "NoSuchGate"},
+		wantErr:      `customresourcedefinition "widgets.example.com" declares no feature gate named "NoSuchGate"; its gates are: ImageGate, ReplicasGate`,
+		wantRequests: []string{},
+	}, {
+		name:         "a CRD without gates",
+		crd:          noGates,
+		wantErr:      `customresourcedefinition "widgets.example.com" declares no feature gates (spec.customFeatureGates is empty)`,
+		wantRequests: []string{},
+	}, {
+		name:         "unknown CRD",
+		crd:          replicasCRD(true),
+		target:       "nopes.example.com",
+		wantErr:      `customresourcedefinition "nopes.example.com" not found`,
+		wantRequests: []string{},
+	}, {
+		name:         "the list fails mid-way",
+		crd:          replicasCRD(true),
+		objs:         widgets(),
+		args:         []string{"--chunk-size=2"},
+		failPage:     3,
+		failErr:      apierrors.NewServiceUnavailable("etcd is away"),
+		wantErr:      `listing the widgets of widgets.example.com in version v2 failed after 4 objects in 2 page(s): etcd is away`,
+		wantRequests: []string{`v2 limit=2 continue=""`, `v2 limit=2 continue="2"`, `v2 limit=2 continue="4"`},
+	}, {
+		name:         "the list expires mid-way",
+		crd:          replicasCRD(true),
+		objs:         widgets(),
+		args:         []string{"--chunk-size=3"},
+		failPage:     2,
+		failErr:      apierrors.NewResourceExpired("The provided continue parameter is too old"),
+		wantErr:      `listing the widgets of widgets.example.com in version v2 failed after 3 objects in 1 page(s): The provided continue parameter is too old; the list expired before the scan could finish (the server keeps a list's continue token for a few minutes): run it again, with a larger --chunk-size`,
+		wantRequests: []string{`v2 limit=3 continue=""`, `v2 limit=3 continue="3"`},
+	}, {
+		name:         "the first list fails",
+		crd:          replicasCRD(true),
+		failPage:     1,
+		failErr:      apierrors.NewForbidden(schema.GroupResource{Group: "example.com", Resource: "widgets"}, "", fmt.Errorf("no")),
+		wantErr:      `listing the widgets of widgets.example.com in version v2 failed after 0 objects in 0 page(s): widgets.example.com is forbidden: no`,
+		wantRequests: []string{`v2 limit=500 continue=""`},
+	}, {
+		name:         "the storage version is not served",
+		crd:          storageNotServed,
+		wantErr:      "the storage version v2 of widgets.example.com is not served, so its objects cannot be read in it",
+		wantRequests: []string{},
+	}, {
+		name:         "a negative chunk size",
+		crd:          replicasCRD(true),
+		args:         []string{"--chunk-size=-1"},
+		wantErr:      "--chunk-size must not be negative",
+		wantRequests: []string{},
+	}}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			server := &pagedServer{objs: tc.objs, failPage: tc.failPage, failErr: tc.failErr}
+			c := newUsageCluster(tc.crd, server)
+			target := tc.target
+			if target == "" {
+				target = tc.crd.Name
+			}
+			out, err := c.run(append([]string{"usage", target}, tc.args...)...)
+			if tc.wantErr != "" {
+				if err == nil || err.Error() != tc.wantErr {
+					t.Errorf("err = %v\nwant   %s", err, tc.wantErr)
+				}
+				if out != "" {
+					t.Errorf("a failed scan printed:\n%s", out)
+				}
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, trimLines(out)); diff != "" {
+				t.Errorf("output (-want +got):\n%s", diff)
+			}
+			wantRequests := tc.wantRequests
+			if wantRequests == nil {
+				wantRequests = []string{`v2 limit=500 continue=""`}
+				if tc.crd.Name == "fleets.example.com" {
+					wantRequests = []string{`v1 limit=500 continue=""`}
+				}
+			}
+			// Only cluster-wide lists: nothing else is read, and nothing is written.
+			if diff := cmp.Diff(wantRequests, c.requests(), cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("requests for custom resources (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestDisablePrintsUsage(t *testing.T) {
+	tests := []struct {
+		name    string
+		crd     *apiextensionsv1.CustomResourceDefinition
+		objs    []*unstructured.Unstructured
+		args    []string
+		failErr error
+		want    string
+		wantErr string
+		// wantRequests are the requests for custom resources.
+		wantRequests []string
+		// wantDisabled is whether the gate is disabled afterwards by enabled: false.
+		wantDisabled bool
+	}{{
+		name: "the count, then the write",
+		crd:  replicasCRD(true),
+		objs: widgets(),
+		args: []string{"disable", "widgets.example.com", "ReplicasGate", "--method=patch"},
+		want: `4 objects hold values at the fields of ReplicasGate (examples: default/w1, default/w3, prod/w5); they are kept, and writes can no longer change them.
+customresourcedefinition.apiextensions.k8s.io/widgets.example.com: feature gate ReplicasGate disabled (JSON patch guarded by the gate's name, field manager cluster-admin); state: disabled
+`,
+		wantRequests: []string{`v2 limit=500 continue=""`},
+		wantDisabled: true,
+	}, {
+		name: "one object, marks of the storage version",
+		crd:  replicasCRD(true),
+		objs: widgets()[1:2],
+		args: []string{"disable", "widgets.example.com", "ImageGate", "--method=patch"},
+		want: `1 object holds values at the fields of ImageGate (examples: default/w2); they are kept, and writes can no longer change them.
+customresourcedefinition.apiextensions.k8s.io/widgets.example.com: feature gate ImageGate disabled (JSON patch guarded by the gate's name, field manager cluster-admin); state: disabled
+`,
+		wantRequests: []string{`v2 limit=500 continue=""`},
+		wantDisabled: true,
+	}, {
+		name: "no object",
+		crd:  fleetCRD(),
+		objs: fleets()[4:],
+		args: []string{"disable", "fleets.example.com", "PoolNameGate", "--method=patch"},
+		want: `No object holds a value at the fields of PoolNameGate.
+customresourcedefinition.apiextensions.k8s.io/fleets.example.com: feature gate PoolNameGate disabled (JSON patch guarded by the gate's name, field manager cluster-admin); state: disabled
+`,
+		wantRequests: []string{`v1 limit=500 continue=""`},
+		wantDisabled: true,
+	}, {
+		name: "a gate without fields is not counted",
+		crd:  fleetCRD(),
+		objs: fleets(),
+		args: []string{"disable", "fleets.example.com", "RulesGate", "--method=patch"},
+		want: `Feature gate RulesGate guards no field of storage version v1: no stored value is frozen.
+customresourcedefinition.apiextensions.k8s.io/fleets.example.com: feature gate RulesGate disabled (JSON patch guarded by the gate's name, field manager cluster-admin); state: disabled
+`,
+		wantDisabled: true,
+	}, {
+		name: "--skip-usage",
+		crd:  replicasCRD(true),
+		objs: widgets(),
+		args: []string{"disable", "widgets.example.com", "ReplicasGate", "--method=patch", "--skip-usage"},
+		want: `customresourcedefinition.apiextensions.k8s.io/widgets.example.com: feature gate ReplicasGate disabled (JSON patch guarded by the gate's name, field manager cluster-admin); state: disabled
+`,
+		wantDisabled: true,
+	}, {
+		name:         "a failed count changes nothing",
+		crd:          replicasCRD(true),
+		objs:         widgets(),
+		args:         []string{"disable", "widgets.example.com", "ReplicasGate", "--method=patch"},
+		failErr:      apierrors.NewServiceUnavailable("etcd is away"),
+		wantErr:      "cannot count the objects that hold values at the fields of ReplicasGate, so nothing was changed (--skip-usage disables without counting): listing the widgets of widgets.example.com in version v2 failed after 0 objects in 0 page(s): etcd is away",
+		wantRequests: []string{`v2 limit=500 continue=""`},
+	}, {
+		name:    "a stable gate is refused before anything is listed",
+		crd:     databaseCRD(),
+		args:    []string{"disable", "databases.gates.example.com", "TagsGate"},
+		wantErr: "feature gate TagsGate of databases.gates.example.com is stable: a stable gate is always enabled and cannot be disabled",
+	}, {
+		name:    "an unknown gate is refused before anything is listed",
+		crd:     replicasCRD(true),
+		args:    []string{"disable", "widgets.example.com", "NoSuchGate"},
+		wantErr: `customresourcedefinition "widgets.example.com" declares no feature gate named "NoSuchGate"; its gates are: ImageGate, ReplicasGate`,
+	}, {
+		name: "enable counts nothing",
+		crd:  replicasCRD(true),
+		objs: widgets(),
+		args: []string{"enable", "widgets.example.com", "ReplicasGate", "--method=patch"},
+		want: `customresourcedefinition.apiextensions.k8s.io/widgets.example.com: feature gate ReplicasGate enabled (JSON patch guarded by the gate's name, field manager cluster-admin); state: enabled
+`,
+	}}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			server := &pagedServer{objs: tc.objs}
+			if tc.failErr != nil {
+				server.failPage, server.failErr = 1, tc.failErr
+			}
+			c := newUsageCluster(tc.crd, server)
+			out, err := c.run(tc.args...)
+			if tc.wantErr != "" {
+				if err == nil || err.Error() != tc.wantErr {
+					t.Errorf("err = %v\nwant   %s", err, tc.wantErr)
+				}
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, out); diff != "" {
+				t.Errorf("output (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.wantRequests, c.requests(), cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("requests for custom resources (-want +got):\n%s", diff)
+			}
+			crd, err := c.crds.Tracker().Get(schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}, "", tc.crd.Name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			disabled := false
+			for _, g := range crd.(*apiextensionsv1.CustomResourceDefinition).Spec.CustomFeatureGates.FeatureGates {
+				if g.Name == tc.args[2] && g.Enabled != nil && !*g.Enabled {
+					disabled = true
+				}
+			}
+			if disabled != tc.wantDisabled {
+				t.Errorf("%s disabled = %v, want %v", tc.args[2], disabled, tc.wantDisabled)
+			}
+		})
+	}
+}
