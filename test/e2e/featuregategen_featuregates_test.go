@@ -43,10 +43,11 @@ func runFeatureGateGen(t *testing.T, args ...string) result {
 	return result{stdout: stdout.String(), stderr: stderr.String(), err: err}
 }
 
-// featuregate-gen on controller-gen's output for the example types: the result is the
-// committed example, a second run is byte-identical, and the server accepts it and gates
-// as the markers declare; the admin's choice survives the author's re-apply.
-func TestFeatureGateGen(t *testing.T) {
+// generateTwice runs featuregate-gen with args (and -crd-dir dir) on controller-gen's output
+// for the example types, then once more, and returns the manifest after the first run. The
+// second run must leave it byte-identical.
+func generateTwice(t *testing.T, args ...string) []byte {
+	t.Helper()
 	dir := t.TempDir()
 	manifest := filepath.Join(dir, "markers.example.com_widgets.yaml")
 	cgen, err := os.ReadFile(filepath.Join(repoRoot, "cmd", "featuregate-gen", "testdata", "widgets-controller-gen.yaml"))
@@ -56,18 +57,34 @@ func TestFeatureGateGen(t *testing.T) {
 	if err := os.WriteFile(manifest, cgen, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	args := []string{"-paths", "./examples/feature-gates/markers/api/...", "-crd-dir", dir}
+	args = append([]string{"-paths", "./examples/feature-gates/markers/api/...", "-crd-dir", dir}, args...)
 	if r := runFeatureGateGen(t, args...); r.err != nil || !strings.Contains(r.stdout, "written") {
-		t.Fatalf("featuregate-gen: %v\n%s\n%s", r.err, r.stdout, r.stderr)
+		t.Fatalf("featuregate-gen %v: %v\n%s\n%s", args, r.err, r.stdout, r.stderr)
 	}
 	first, _ := os.ReadFile(manifest)
 	if r := runFeatureGateGen(t, args...); r.err != nil || !strings.Contains(r.stdout, "unchanged") {
-		t.Fatalf("second featuregate-gen run: %v\n%s\n%s", r.err, r.stdout, r.stderr)
+		t.Fatalf("second featuregate-gen run %v: %v\n%s\n%s", args, r.err, r.stdout, r.stderr)
 	}
 	second, _ := os.ReadFile(manifest)
 	if !bytes.Equal(first, second) {
-		t.Fatalf("the second run changed the manifest:\n%s", cmp.Diff(string(first), string(second)))
+		t.Fatalf("the second run %v changed the manifest:\n%s", args, cmp.Diff(string(first), string(second)))
 	}
+	return first
+}
+
+// featuregate-gen on controller-gen's output for the example types. By default it marks
+// each version's schema: the result is the committed example, and the server accepts it and
+// gates as the markers declare; the admin's choice survives the author's re-apply. With
+// -field-paths the result is the command's testdata/widgets-field-paths.yaml. A second run is
+// byte-identical in both modes.
+func TestFeatureGateGen(t *testing.T) {
+	fieldPaths := generateTwice(t, "-field-paths")
+	wantFieldPaths, _ := os.ReadFile(filepath.Join(repoRoot, "cmd", "featuregate-gen", "testdata", "widgets-field-paths.yaml"))
+	if !bytes.Equal(fieldPaths, wantFieldPaths) {
+		t.Errorf("the -field-paths manifest differs from cmd/featuregate-gen/testdata/widgets-field-paths.yaml:\n%s", cmp.Diff(string(wantFieldPaths), string(fieldPaths)))
+	}
+
+	first := generateTwice(t)
 	committed, _ := os.ReadFile(filepath.Join(repoRoot, "examples", "feature-gates", "markers", "crds", "markers.example.com_widgets.yaml"))
 	if !bytes.Equal(first, committed) {
 		t.Errorf("the generated manifest differs from the committed example:\n%s", cmp.Diff(string(committed), string(first)))

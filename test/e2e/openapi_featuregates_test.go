@@ -123,9 +123,12 @@ func TestOpenAPIFeatureGates(t *testing.T) {
 	}
 
 	replicas := publishedReplicas(t, "v1")
-	wantGate := map[string]interface{}{"name": "ReplicasFeatureGate", "preRelease": "alpha", "enabled": false, "component": "widgets.example.com"}
-	if diff := cmp.Diff(wantGate, replicas["x-kubernetes-feature-gate"]); diff != "" {
-		t.Errorf("x-kubernetes-feature-gate of spec.replicas in /openapi/v3 (-want +got):\n%s", diff)
+	wantState := map[string]interface{}{"preRelease": "alpha", "enabled": false, "component": "widgets.example.com"}
+	if got := replicas["x-kubernetes-feature-gate"]; got != "ReplicasFeatureGate" {
+		t.Errorf("x-kubernetes-feature-gate of spec.replicas in /openapi/v3 = %v, want ReplicasFeatureGate", got)
+	}
+	if diff := cmp.Diff(wantState, replicas["x-kubernetes-feature-gate-state"]); diff != "" {
+		t.Errorf("x-kubernetes-feature-gate-state of spec.replicas in /openapi/v3 (-want +got):\n%s", diff)
 	}
 	if want := disabledNote + "\nreplicas is the number of widgets."; replicas["description"] != want {
 		t.Errorf("description of spec.replicas in /openapi/v3 = %q, want %q", replicas["description"], want)
@@ -138,7 +141,7 @@ func TestOpenAPIFeatureGates(t *testing.T) {
 	}
 
 	// The aggregated /openapi/v2 carries the same mark.
-	var v2Gate interface{}
+	var v2Gate, v2State interface{}
 	featuregatetest.WaitFor(t, 30*time.Second, "/openapi/v2 to publish the mark", func() bool {
 		r := mustKubectl(t, "", "get", "--raw", "/openapi/v2")
 		var v2 map[string]interface{}
@@ -146,7 +149,8 @@ func TestOpenAPIFeatureGates(t *testing.T) {
 			t.Fatalf("/openapi/v2 is not JSON: %v", err)
 		}
 		v2Gate, _ = field(v2, "definitions", "com.example.e2e.openapi.v1."+openAPIKind, "properties", "spec", "properties", "replicas", "x-kubernetes-feature-gate")
-		return cmp.Equal(wantGate, v2Gate)
+		v2State, _ = field(v2, "definitions", "com.example.e2e.openapi.v1."+openAPIKind, "properties", "spec", "properties", "replicas", "x-kubernetes-feature-gate-state")
+		return v2Gate == "ReplicasFeatureGate" && cmp.Equal(wantState, v2State)
 	})
 
 	// The cluster admin enables the gate: the published document and kubectl explain follow.
@@ -155,8 +159,8 @@ func TestOpenAPIFeatureGates(t *testing.T) {
 	const enabledNote = "Alpha (feature gate ReplicasFeatureGate, enabled)."
 	featuregatetest.WaitFor(t, 30*time.Second, "/openapi/v3 to publish the enabled gate", func() bool {
 		replicas = publishedReplicas(t, "v1")
-		gate, _ := replicas["x-kubernetes-feature-gate"].(map[string]interface{})
-		return gate["enabled"] == true && replicas["description"] == enabledNote+"\nreplicas is the number of widgets."
+		state, _ := replicas["x-kubernetes-feature-gate-state"].(map[string]interface{})
+		return state["enabled"] == true && replicas["description"] == enabledNote+"\nreplicas is the number of widgets."
 	})
 	featuregatetest.WaitFor(t, 30*time.Second, "kubectl explain to show the enabled gate", func() bool {
 		out = explainReplicas(t)

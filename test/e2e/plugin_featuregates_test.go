@@ -216,9 +216,9 @@ func TestPluginServerSideApply(t *testing.T) {
 	r = mustFeaturegates(t, "status", crd)
 	for _, want := range []string{
 		"# " + crd + ", storage version v1",
-		".spec.replicas ReplicasFeatureGate no feature gate ReplicasFeatureGate (alpha) is disabled",
-		".spec.image ImageGate yes",
-		".spec.cronSpec CronGate yes",
+		".spec.replicas ReplicasFeatureGate alpha no feature gate ReplicasFeatureGate (alpha) is disabled",
+		".spec.image ImageGate beta yes",
+		".spec.cronSpec CronGate stable yes",
 	} {
 		if !strings.Contains(strings.Join(strings.Fields(r.stdout), " "), want) {
 			t.Errorf("status lacks %q:\n%s", want, r.stdout)
@@ -318,8 +318,8 @@ func TestPluginClientSideApply(t *testing.T) {
 	}
 	r = mustFeaturegates(t, "status", crd, ".spec.backup.encryption.key", ".spec.engine")
 	for _, want := range []string{
-		".spec.backup.encryption.key - no parent .spec.backup is disabled by feature gate BackupGate (alpha)",
-		".spec.engine - yes",
+		".spec.backup.encryption.key - - no parent .spec.backup is disabled by feature gate BackupGate (alpha)",
+		".spec.engine - - yes",
 	} {
 		if !strings.Contains(strings.Join(strings.Fields(r.stdout), " "), want) {
 			t.Errorf("status lacks %q:\n%s", want, r.stdout)
@@ -339,7 +339,7 @@ func TestPluginClientSideApply(t *testing.T) {
 		t.Errorf("the schema changed: %q", r.stdout)
 	}
 	r = mustFeaturegates(t, "status", crd, ".spec.backup.encryption.key")
-	if !strings.Contains(strings.Join(strings.Fields(r.stdout), " "), ".spec.backup.encryption.key - yes") {
+	if !strings.Contains(strings.Join(strings.Fields(r.stdout), " "), ".spec.backup.encryption.key - - yes") {
 		t.Errorf("status after enabling the parent:\n%s", r.stdout)
 	}
 
@@ -356,9 +356,9 @@ func TestPluginClientSideApply(t *testing.T) {
 	checkGates(t, crd, map[string]string{"BackupGate": "true", "EncryptionGate": "false"})
 	r = mustFeaturegates(t, "status", crd)
 	for _, want := range []string{
-		".spec.backup BackupGate yes",
-		".spec.backup.encryption EncryptionGate no feature gate EncryptionGate (beta) is disabled",
-		".spec.backup.encryption.key - no parent .spec.backup.encryption is disabled by feature gate EncryptionGate (beta)",
+		".spec.backup BackupGate alpha yes",
+		".spec.backup.encryption EncryptionGate beta no feature gate EncryptionGate (beta) is disabled",
+		".spec.backup.encryption.key - - no parent .spec.backup.encryption is disabled by feature gate EncryptionGate (beta)",
 	} {
 		if !strings.Contains(strings.Join(strings.Fields(r.stdout), " "), want) {
 			t.Errorf("status lacks %q:\n%s", want, r.stdout)

@@ -30,15 +30,18 @@ import (
 	"crypto/x509/pkix"
 	"encoding/base64"
 	"encoding/pem"
+	"errors"
 	"fmt"
 	"math/big"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apiextensions-apiserver/test/featuregatetest"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -172,9 +175,9 @@ var (
 
 // TestConversionWebhookPodGatesStorageVersion runs agnhost's crd-conversion-webhook as a
 // Deployment behind a Service, as Kubernetes' e2e suite does, for a CRD whose gate names a
-// field of the storage version only. While the gate is off, a write as v2 loses .port, and
-// a write as v1 reaches .port through the webhook and the gate drops the client's value
-// there (each with the warning); after the admin enables the gate the v1 write stores it.
+// field of the storage version only. While the gate is off, a write as v2 loses .port, with
+// the warning, and a write as v1 fails, because agnhost's converter does not round-trip the
+// gated field; after the admin enables the gate the v1 write stores it.
 // Each object is read through both versions.
 func TestConversionWebhookPodGatesStorageVersion(t *testing.T) {
 	core, dyn, warnings := clients(t)
@@ -254,19 +257,25 @@ func TestConversionWebhookPodGatesStorageVersion(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// served waits until a v1 create (a dry run) stores .port exactly when enabled: the first
-	// success also shows that the server reaches the webhook pod through the Service.
+	// served waits until a v1 create (a dry run) shows the gate's state: with PortField on it
+	// stores .port; with it off, the write fails because agnhost's converter does not
+	// round-trip .port (see below). Either answer also shows that the server reaches the
+	// webhook pod through the Service.
 	served := func(enabled bool) {
 		t.Helper()
 		var last error
 		if err := wait.PollUntilContextCancel(ctx, 500*time.Millisecond, true, func(ctx context.Context) (bool, error) {
 			probe := endpoint("probe", "probe.example.com:1")
 			got, err := dyn.Resource(v1GVR).Namespace(ns.Name).Create(ctx, probe, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
-			if last = err; err != nil {
+			last = err
+			if !enabled {
+				return err != nil && strings.Contains(err.Error(), "does not round-trip gated fields"), nil
+			}
+			if err != nil {
 				return false, nil
 			}
 			hostPort, _, _ := unstructured.NestedString(got.Object, "hostPort")
-			return (hostPort == "probe.example.com:1") == enabled, nil
+			return hostPort == "probe.example.com:1", nil
 		}); err != nil {
 			t.Fatalf("the CRD did not serve PortField enabled=%t: %v (last error: %v)", enabled, err, last)
 		}
@@ -290,38 +299,35 @@ func TestConversionWebhookPodGatesStorageVersion(t *testing.T) {
 	expect(t, ctx, dyn, ns.Name, "direct", "direct.example.com", nil, "direct.example.com:")
 
 	// Off, written as v1: the webhook turns hostPort into v2's host and port, and the gate
-	// drops the client's port there. The server then converts the gated object back to v1
-	// (hostPort "db.example.com:") and storage converts that to v2 again, and agnhost's
-	// converter, which cannot tell "no port" from an empty one, writes port "". So the
-	// client's value never reaches .port, but the webhook's "" does: the contract asks a
-	// webhook to round-trip gated fields, and this one does not (see docs/conformance.md).
-	if _, err := dyn.Resource(v1GVR).Namespace(ns.Name).Create(ctx, endpoint("db", "db.example.com:5432"), metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
+	// drops the client's port there. The server converts the gated object back to v1
+	// (hostPort "db.example.com:") and checks the conversion that storage would make of it:
+	// agnhost's converter, which cannot tell "no port" from an empty one, writes port "",
+	// a value at the disabled path. The server fails the write rather than store it, and
+	// names the path, the gate and the webhook; nothing is stored (docs/conformance.md).
+	_, err = dyn.Resource(v1GVR).Namespace(ns.Name).Create(ctx, endpoint("db", "db.example.com:5432"), metav1.CreateOptions{})
+	var status apierrors.APIStatus
+	wantMessage := "the conversion webhook of CustomResourceDefinition endpoints.stable.example.com (service " + ns.Name + "/" + service + "/crdconvert) " +
+		"does not round-trip gated fields: converting this v1 object to the storage version v2 puts a value at .port, which feature gate PortField (alpha) disables there; nothing was persisted"
+	if !errors.As(err, &status) || status.Status().Code != 500 || !strings.Contains(err.Error(), wantMessage) {
+		t.Errorf("create as v1 with PortField off: error %v, want a 500 containing %q", err, wantMessage)
 	}
-	if got := warnings.Take(); len(got) != 1 || got[0] != wantWarning {
-		t.Errorf("create as v1 with PortField off: warnings %q, want [%q]", got, wantWarning)
+	warnings.Take()
+	if _, err := dyn.Resource(v2GVR).Namespace(ns.Name).Get(ctx, "db", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("the failed create as v1 was stored, or the read failed: %v", err)
 	}
-	expect(t, ctx, dyn, ns.Name, "db", "db.example.com", ptr.To(""), "db.example.com:")
 
-	// On: the admin enables the gate; the same write through v1 now stores .port.
+	// On: the admin enables the gate; the same create through v1 now stores .port.
 	patch := []byte(`[{"op":"test","path":"/spec/customFeatureGates/featureGates/0/name","value":"PortField"},` +
 		`{"op":"add","path":"/spec/customFeatureGates/featureGates/0/enabled","value":true}]`)
 	if _, err := dyn.Resource(crdGVR).Patch(ctx, "endpoints.stable.example.com", "application/json-patch+json", patch, metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	served(true)
-	current, err := dyn.Resource(v1GVR).Namespace(ns.Name).Get(ctx, "db", metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := unstructured.SetNestedField(current.Object, "db.example.com:5433", "hostPort"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := dyn.Resource(v1GVR).Namespace(ns.Name).Update(ctx, current, metav1.UpdateOptions{}); err != nil {
+	if _, err := dyn.Resource(v1GVR).Namespace(ns.Name).Create(ctx, endpoint("db", "db.example.com:5433"), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if got := warnings.Take(); len(got) != 0 {
-		t.Errorf("update as v1 with PortField on: warnings %q, want none", got)
+		t.Errorf("create as v1 with PortField on: warnings %q, want none", got)
 	}
 	expect(t, ctx, dyn, ns.Name, "db", "db.example.com", ptr.To("5433"), "db.example.com:5433")
 }
