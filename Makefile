@@ -189,6 +189,10 @@ test-kind-e2e: $(BIN)/etcd $(BIN)/kube-apiserver ## Kubernetes' e2e specs for CR
 .PHONY: test
 test: verify test-unit test-integration test-e2e test-kind test-gateway-api ## Everything CI checks (.ci/run calls exactly this).
 
+.PHONY: test-kind-ha
+test-kind-ha: kind-node-image $(BIN)/kube-apiserver ## Three control-plane nodes in kind: stock -> ours -> stock under load, gates with a stock server, propagation; _output/kind-ha/report.md. Not in make test (about 15 minutes).
+	hack/kind/ha/test-kind-ha.sh
+
 .PHONY: test-gateway-api
 test-gateway-api: $(BIN)/kube-apiserver $(BIN)/etcd $(BIN)/kubectl ## Gateway API's examples, invalid examples and CEL suite: stock kube-apiserver with each channel vs ours with the gated set (GATEWAY_API_VERSION=v1.3.0 for another release).
 	hack/fork/test-gateway-api.sh
