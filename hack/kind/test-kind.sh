@@ -30,28 +30,9 @@ mkdir -p "$WORK"
 source hack/kind/engine.sh
 kind_engine_compat "$NODE_IMAGE" "$WORK/engine"
 
-leftovers() { docker ps -a -q --filter "label=io.x-k8s.kind.cluster=$CLUSTER"; }
-delete_cluster() {
-  "$KIND" delete cluster --name "$CLUSTER" --kubeconfig "$KUBECONFIG_FILE" >/dev/null 2>&1 || true
-}
-finish() {
-  local rc=$?
-  if [ $rc -ne 0 ] && [ -n "$(leftovers)" ]; then
-    log "failed (exit $rc); node logs: $WORK/logs"
-    "$KIND" export logs "$WORK/logs" --name "$CLUSTER" >/dev/null 2>&1 || true
-  fi
-  delete_cluster
-  if [ -n "$(leftovers)" ]; then
-    log "error: containers of cluster $CLUSTER are left: $(leftovers | tr '\n' ' ')"
-    rc=1
-  fi
-  log "exit $rc after $((SECONDS)) s"
-  exit $rc
-}
-# A cluster left by an interrupted run would make the create fail.
-[ -z "$(leftovers)" ] || { log "deleting a cluster $CLUSTER left by an earlier run"; delete_cluster; }
-trap finish EXIT
-trap 'exit 130' INT TERM
+# shellcheck source=cluster-lifecycle.sh
+source hack/kind/cluster-lifecycle.sh
+kind_cluster_lifecycle
 
 log "creating cluster $CLUSTER from hack/kind/cluster.yaml with $NODE_IMAGE"
 "$KIND" create cluster --config hack/kind/cluster.yaml --image "$NODE_IMAGE" \

@@ -41,25 +41,9 @@ LB_IMAGE=$(sed -n 's/^const Image = "\(.*\)"$/\1/p' "$KIND_DIR/pkg/cluster/inter
 log "load balancer image $LB_IMAGE: haproxy from Debian's packages (hack/kind/ha/lb)"
 docker build -q --build-arg BASE="$ROOTFS_IMAGE" -t "$LB_IMAGE" hack/kind/ha/lb >/dev/null
 
-leftovers() { docker ps -a -q --filter "label=io.x-k8s.kind.cluster=$CLUSTER"; }
-delete_cluster() { "$KIND" delete cluster --name "$CLUSTER" --kubeconfig "$KUBECONFIG_FILE" >/dev/null 2>&1 || true; }
-finish() {
-  local rc=$?
-  if [ $rc -ne 0 ] && [ -n "$(leftovers)" ]; then
-    log "failed (exit $rc); node logs: $WORK/logs"
-    "$KIND" export logs "$WORK/logs" --name "$CLUSTER" >/dev/null 2>&1 || true
-  fi
-  delete_cluster
-  if [ -n "$(leftovers)" ]; then
-    log "error: containers of cluster $CLUSTER are left: $(leftovers | tr '\n' ' ')"
-    rc=1
-  fi
-  log "exit $rc after $SECONDS s"
-  exit $rc
-}
-[ -z "$(leftovers)" ] || { log "deleting a cluster $CLUSTER left by an earlier run"; delete_cluster; }
-trap finish EXIT
-trap 'exit 130' INT TERM
+# shellcheck source=../cluster-lifecycle.sh
+source hack/kind/cluster-lifecycle.sh
+kind_cluster_lifecycle
 
 log "creating cluster $CLUSTER (3 control-plane nodes, stock kube-apiserver) from $CONFIG"
 "$KIND" create cluster --config "$CONFIG" --image "$NODE_IMAGE" --kubeconfig "$KUBECONFIG_FILE" --wait 5m
