@@ -26,9 +26,11 @@ import (
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/featuregates"
 	apiextensionsfeatures "k8s.io/apiextensions-apiserver/pkg/features"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 )
 
@@ -185,7 +187,12 @@ func (g *FieldGates) prepare(ctx context.Context, obj, old runtime.Object, scope
 			w.fail(err)
 			return
 		}
-		changes = index.PrepareForUpdate(newObj.UnstructuredContent(), oldContent, scope)
+		var fieldErr *field.Error
+		changes, fieldErr = index.PrepareForUpdate(newObj.UnstructuredContent(), oldContent, scope)
+		if fieldErr != nil {
+			w.fail(invalid(newObj, fieldErr))
+			return
+		}
 	}
 	if gv != g.storageVersion && !g.storageAlike[gv.Version] && g.storage.HasDisabled() {
 		storageChanges, err := g.prepareInStorageVersion(newObj, old, scope)
@@ -211,7 +218,10 @@ func (g *FieldGates) prepareInStorageVersion(newObj *unstructured.Unstructured, 
 	if err != nil {
 		return nil, err
 	}
-	changes := g.storage.PrepareForUpdate(stored.UnstructuredContent(), oldContent, scope)
+	changes, fieldErr := g.storage.PrepareForUpdate(stored.UnstructuredContent(), oldContent, scope)
+	if fieldErr != nil {
+		return nil, invalid(newObj, fieldErr)
+	}
 	if len(changes) == 0 || back == nil {
 		// Unchanged, the storage layer converts newObj to what was gated here; with conversion
 		// None the gated object is newObj itself.
@@ -227,7 +237,11 @@ func (g *FieldGates) prepareInStorageVersion(newObj *unstructured.Unstructured, 
 	if err != nil {
 		return nil, err
 	}
-	if left := g.storage.PrepareForUpdate(again.UnstructuredContent(), oldContent, scope); len(left) > 0 {
+	left, fieldErr := g.storage.PrepareForUpdate(again.UnstructuredContent(), oldContent, scope)
+	if fieldErr != nil {
+		return nil, invalid(newObj, fieldErr)
+	}
+	if len(left) > 0 {
 		return nil, g.notRoundTripped(gv, left[0])
 	}
 	return changes, nil
@@ -319,6 +333,12 @@ func (g *FieldGates) toStorage(obj *unstructured.Unstructured) (stored *unstruct
 		into.Object = u.Object
 		return nil
 	}, nil
+}
+
+// invalid is the error of a write that gating cannot apply without moving or losing a stored
+// value (see featuregates.Index.PrepareForUpdate): 422, like a validation error.
+func invalid(obj *unstructured.Unstructured, err *field.Error) error {
+	return apierrors.NewInvalid(obj.GroupVersionKind().GroupKind(), obj.GetName(), field.ErrorList{err})
 }
 
 // conversionError is the error of a write that could not be gated because a conversion

@@ -21,6 +21,7 @@ import (
 	"sort"
 
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 // ChangeKind says what gating did to a value of a write.
@@ -65,24 +66,37 @@ func (s Scope) includes(root string) bool {
 
 // PrepareForCreate removes every value at an effectively disabled path from obj, an
 // object in the storage version's shape. It returns what it removed, one change per gated
-// path, in path order.
+// path, in path order. A create has no stored items to correlate, so it cannot fail.
 func (ix *Index) PrepareForCreate(obj map[string]interface{}, scope Scope) []Change {
-	return ix.PrepareForUpdate(obj, nil, scope)
+	changes, _ := ix.PrepareForUpdate(obj, nil, scope)
+	return changes
 }
 
 // PrepareForUpdate applies the gates to an update of oldObj into newObj, both in the
 // storage version's shape. For every effectively disabled path: where oldObj has a value,
-// newObj gets that value back (a copy); elsewhere the value is removed from newObj. Items
-// reached through [*] are correlated by their list-map keys, by index for other lists, and
-// by key for maps. A nil oldObj means create. oldObj is never modified.
-func (ix *Index) PrepareForUpdate(newObj, oldObj map[string]interface{}, scope Scope) []Change {
+// newObj gets that value back (a copy); elsewhere the value is removed from newObj. A null
+// sent for a parent of a stored value is treated like an absent parent: the parent gets the
+// stored value back. Items reached through [*] are correlated by key for maps, by their
+// list-map keys for lists of type map, and for other lists by what they hold outside the
+// disabled paths (see correlate): a stored value stays with its own item, whatever the write
+// does to the order of the list, and leaves with it when the item is removed. Where a path's
+// whole value is an item ([*] is the gated path), the stored items are kept as they are. A
+// nil oldObj means create. oldObj is never modified.
+//
+// It returns an error, and newObj must not be persisted, only when a list without keys
+// changed so that the stored item that holds a disabled value cannot be told apart in the
+// new list (see correlate); the error's path is the list's.
+func (ix *Index) PrepareForUpdate(newObj, oldObj map[string]interface{}, scope Scope) ([]Change, *field.Error) {
 	if !ix.HasDisabled() || newObj == nil {
-		return nil
+		return nil, nil
 	}
 	a := applier{scope: scope}
 	a.fields(ix.disabled, newObj, oldObj, true)
+	if a.err != nil {
+		return nil, a.err
+	}
 	if len(a.changes) == 0 {
-		return nil
+		return nil, nil
 	}
 	changes := a.changes
 	// In path order; a path reached more than once (through [*]) is one change, and a value
@@ -99,12 +113,16 @@ func (ix *Index) PrepareForUpdate(newObj, oldObj map[string]interface{}, scope S
 		}
 		out = append(out, c)
 	}
-	return out
+	return out, nil
 }
 
 type applier struct {
 	scope   Scope
 	changes []Change
+	// at is the path from the root to the value being gated (field names and list
+	// indexes), for the error of an ambiguous list; err is the first such error.
+	at  []interface{}
+	err *field.Error
 }
 
 func (a *applier) record(p *GatedPath, kind ChangeKind) {
@@ -131,9 +149,17 @@ func (a *applier) value(n *node, newV interface{}, newHas bool, oldV interface{}
 	if len(n.children) > 0 {
 		newMap, isMap := newV.(map[string]interface{})
 		switch {
+		case newHas && newV == nil && oldMap != nil:
+			// A null parent is an absent parent: the stored values below come back.
+			restored := map[string]interface{}{}
+			a.fields(n, restored, oldMap, false)
+			if len(restored) > 0 {
+				return restored, true
+			}
+			return newV, newHas
 		case newHas && !isMap:
-			// A null or a value of the wrong type: there is nothing below to gate, and
-			// validation judges the value itself.
+			// A null or a value of the wrong type, and nothing stored below: there is nothing
+			// to gate, and validation judges the value itself.
 		case !newHas && oldMap == nil:
 			// Neither object has the value.
 		default:
@@ -172,7 +198,9 @@ func (a *applier) fields(n *node, newMap, oldMap map[string]interface{}, root bo
 		if child.target != nil && newHas && oldHas && jsonEqual(newV, oldV) {
 			continue // the write leaves the stored value as it is: nothing to restore or write
 		}
+		a.at = append(a.at, name)
 		v, keep := a.value(child, newV, newHas, oldV, oldHas)
+		a.at = a.at[:len(a.at)-1]
 		if keep {
 			newMap[name] = v
 		} else if newHas {
@@ -181,43 +209,67 @@ func (a *applier) fields(n *node, newMap, oldMap map[string]interface{}, root bo
 	}
 }
 
-// mapValues applies n to every value of a map, correlated with the old map by key.
+// mapValues applies n to every value of a map, correlated with the old map by key. When n is
+// a gated path (every value of the map is gated), a stored key that the write removed comes
+// back too.
 func (a *applier) mapValues(n *node, newMap, oldMap map[string]interface{}) {
 	for k, newV := range newMap {
 		oldV, oldHas := oldMap[k]
-		if v, keep := a.value(n, newV, true, oldV, oldHas); keep {
+		a.at = append(a.at, k)
+		v, keep := a.value(n, newV, true, oldV, oldHas)
+		a.at = a.at[:len(a.at)-1]
+		if keep {
 			newMap[k] = v
 		} else {
 			delete(newMap, k)
 		}
 	}
+	if n.target == nil {
+		return
+	}
+	for k, oldV := range oldMap {
+		if _, ok := newMap[k]; !ok {
+			a.record(n.target, NotApplied)
+			newMap[k] = runtime.DeepCopyJSONValue(oldV)
+		}
+	}
 }
 
-// list applies the wildcard child of n to every item of a list, correlated with the old
-// list by the list-map keys of n, or by index.
+// list applies the wildcard child of n to every item of a list, each correlated with the
+// stored item it continues (see correlate). When the items themselves are gated, the stored
+// items are kept as they are and the new ones are dropped.
 func (a *applier) list(n *node, items, oldItems []interface{}) []interface{} {
-	var byKey map[string]interface{}
-	if len(n.listMapKeys) > 0 && len(oldItems) > 0 {
-		byKey = make(map[string]interface{}, len(oldItems))
-		for _, it := range oldItems {
-			if k, ok := listMapKey(it, n.listMapKeys); ok {
-				byKey[k] = it
+	if t := n.wildcard.target; t != nil {
+		switch {
+		case len(oldItems) > 0:
+			if !jsonEqual(items, oldItems) {
+				a.record(t, NotApplied)
+				return runtime.DeepCopyJSONValue(oldItems).([]interface{})
 			}
+			return items
+		case len(items) > 0:
+			a.record(t, Dropped)
 		}
+		return items[:0]
+	}
+	match, err := correlate(n, items, oldItems)
+	if err != nil {
+		if a.err == nil {
+			a.err = a.ambiguous(n, err)
+		}
+		return items
 	}
 	out := items[:0:0]
 	removed := false
 	for i, it := range items {
 		var oldV interface{}
 		oldHas := false
-		if byKey != nil {
-			if k, ok := listMapKey(it, n.listMapKeys); ok {
-				oldV, oldHas = byKey[k]
-			}
-		} else if len(n.listMapKeys) == 0 && i < len(oldItems) {
-			oldV, oldHas = oldItems[i], true
+		if j := match[i]; j >= 0 {
+			oldV, oldHas = oldItems[j], true
 		}
+		a.at = append(a.at, i)
 		v, keep := a.value(n.wildcard, it, true, oldV, oldHas)
+		a.at = a.at[:len(a.at)-1]
 		if !keep {
 			removed = true
 			continue

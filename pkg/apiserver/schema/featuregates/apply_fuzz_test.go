@@ -92,15 +92,20 @@ func FuzzApplyGates(f *testing.F) {
 			}
 		}
 
-		ix.PrepareForUpdate(newObj, oldObj, ScopeAll)
+		_, err := ix.PrepareForUpdate(newObj, oldObj, ScopeAll)
 		if !reflect.DeepEqual(oldObj, oldCopy) {
 			t.Fatalf("the old object was modified")
+		}
+		if err != nil {
+			return // an ambiguous list: the write is rejected, newObj is not persisted
 		}
 		if _, err := json.Marshal(newObj); err != nil {
 			t.Fatalf("the result does not serialize: %v", err)
 		}
 		again := runtime.DeepCopyJSON(newObj)
-		ix.PrepareForUpdate(again, oldObj, ScopeAll)
+		if _, err := ix.PrepareForUpdate(again, oldObj, ScopeAll); err != nil {
+			t.Fatalf("the gated object is rejected on a second pass: %v", err)
+		}
 		if !reflect.DeepEqual(again, newObj) {
 			t.Fatalf("not idempotent:\nonce  %v\ntwice %v", newObj, again)
 		}

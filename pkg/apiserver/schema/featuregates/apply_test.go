@@ -18,12 +18,14 @@ package featuregates
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
 )
 
@@ -82,7 +84,10 @@ func TestKEPMatrix(t *testing.T) {
 			if create {
 				changes = ix.PrepareForCreate(newObj, ScopeAll)
 			} else {
-				changes = ix.PrepareForUpdate(newObj, oldObj, ScopeAll)
+				var err *field.Error
+				if changes, err = ix.PrepareForUpdate(newObj, oldObj, ScopeAll); err != nil {
+					t.Fatalf("case %d: %v", tc.n, err)
+				}
 			}
 			if diff := cmp.Diff(obj(t, tc.want), newObj); diff != "" {
 				t.Errorf("case %d (create=%v): object (-want +got):\n%s", tc.n, create, diff)
@@ -156,11 +161,25 @@ func TestPrepareForUpdate(t *testing.T) {
 			gates: disabled(".spec.foo.qux"), old: `{"spec":{}}`, new: `{"spec":{"a":1}}`, want: `{"spec":{"a":1}}`,
 		},
 		{
-			name:  "null parent is left to validation",
-			gates: disabled(".spec.foo.qux"), old: `{"spec":{}}`, new: `{"spec":{"foo":null}}`, want: `{"spec":{"foo":null}}`,
+			name:  "null parent without a stored value below is left to validation",
+			gates: disabled(".spec.foo.qux"), old: `{"spec":{"foo":{"baz":1}}}`, new: `{"spec":{"foo":null}}`, want: `{"spec":{"foo":null}}`,
 		},
 		{
-			name:  "list by index: stored item values kept, new items dropped",
+			name:  "null parent is an absent parent: the stored value comes back",
+			gates: disabled(".spec.backup.encryption"), old: `{"spec":{"backup":{"encryption":"aes","schedule":"daily"}}}`,
+			new:     `{"spec":{"backup":null}}`,
+			want:    `{"spec":{"backup":{"encryption":"aes"}}}`,
+			changes: map[string]ChangeKind{".spec.backup.encryption": NotApplied},
+		},
+		{
+			name:  "null grandparent is an absent grandparent",
+			gates: disabled(".spec.backup.encryption.key"), old: `{"spec":{"backup":{"encryption":{"key":"k","mode":"m"}}}}`,
+			new:     `{"spec":{"backup":null}}`,
+			want:    `{"spec":{"backup":{"encryption":{"key":"k"}}}}`,
+			changes: map[string]ChangeKind{".spec.backup.encryption.key": NotApplied},
+		},
+		{
+			name:  "list without keys: items correlated by content, new items dropped",
 			gates: disabled(".spec.containers[*].image"), schema: listSchema("atomic"),
 			old:     `{"spec":{"containers":[{"name":"a","image":"i1"},{"name":"b"}]}}`,
 			new:     `{"spec":{"containers":[{"name":"a","image":"i2"},{"name":"b","image":"x"},{"name":"c","image":"y"}]}}`,
@@ -182,6 +201,83 @@ func TestPrepareForUpdate(t *testing.T) {
 			new:     `{"spec":{"containers":[{"name":"a","image":"changed"},{"name":"b"}]}}`,
 			want:    `{"spec":{"containers":[{"name":"a","image":"ia"}]}}`,
 			changes: map[string]ChangeKind{".spec.containers[*]": NotApplied},
+		},
+		{
+			name:  "list without keys: a removed item takes its stored value with it",
+			gates: disabled(".spec.containers[*].retry"), schema: listSchema("atomic"),
+			old:  `{"spec":{"containers":[{"name":"a","retry":7},{"name":"b"}]}}`,
+			new:  `{"spec":{"containers":[{"name":"b"}]}}`,
+			want: `{"spec":{"containers":[{"name":"b"}]}}`,
+		},
+		{
+			name:  "list without keys: a stored value follows its item when the list is reordered",
+			gates: disabled(".spec.containers[*].retry"), schema: listSchema("atomic"),
+			old:     `{"spec":{"containers":[{"name":"a","retry":7},{"name":"b"}]}}`,
+			new:     `{"spec":{"containers":[{"name":"b"},{"name":"a"}]}}`,
+			want:    `{"spec":{"containers":[{"name":"b"},{"name":"a","retry":7}]}}`,
+			changes: map[string]ChangeKind{".spec.containers[*].retry": NotApplied},
+		},
+		{
+			name:  "list without keys: insertion before the item",
+			gates: disabled(".spec.containers[*].retry"), schema: listSchema("atomic"),
+			old:     `{"spec":{"containers":[{"name":"a","retry":7},{"name":"b"}]}}`,
+			new:     `{"spec":{"containers":[{"name":"x","retry":1},{"name":"a","retry":7},{"name":"b"}]}}`,
+			want:    `{"spec":{"containers":[{"name":"x"},{"name":"a","retry":7},{"name":"b"}]}}`,
+			changes: map[string]ChangeKind{".spec.containers[*].retry": Dropped},
+		},
+		{
+			name:  "list without keys: an item edited in place keeps its stored value",
+			gates: disabled(".spec.containers[*].retry"), schema: listSchema("atomic"),
+			old:     `{"spec":{"containers":[{"name":"a","retry":7},{"name":"b"},{"name":"c","retry":8}]}}`,
+			new:     `{"spec":{"containers":[{"name":"a2","retry":9},{"name":"b"},{"name":"c2"}]}}`,
+			want:    `{"spec":{"containers":[{"name":"a2","retry":7},{"name":"b"},{"name":"c2","retry":8}]}}`,
+			changes: map[string]ChangeKind{".spec.containers[*].retry": NotApplied},
+		},
+		{
+			name:  "list without keys: removal and an append are not an edit",
+			gates: disabled(".spec.containers[*].retry"), schema: listSchema("atomic"),
+			old:  `{"spec":{"containers":[{"name":"a","retry":7},{"name":"b"}]}}`,
+			new:  `{"spec":{"containers":[{"name":"b"},{"name":"x"}]}}`,
+			want: `{"spec":{"containers":[{"name":"b"},{"name":"x"}]}}`,
+		},
+		{
+			name:  "list without keys: identical duplicates, one removed",
+			gates: disabled(".spec.containers[*].retry"), schema: listSchema("atomic"),
+			old:  `{"spec":{"containers":[{"name":"a","retry":7},{"name":"a","retry":7}]}}`,
+			new:  `{"spec":{"containers":[{"name":"a","retry":7}]}}`,
+			want: `{"spec":{"containers":[{"name":"a","retry":7}]}}`,
+		},
+		{
+			name:  "list without keys: a null parent inside an item",
+			gates: disabled(".spec.containers[*].backup.key"), schema: listSchema("atomic"),
+			old:     `{"spec":{"containers":[{"name":"b"},{"name":"a","backup":{"key":"k"}}]}}`,
+			new:     `{"spec":{"containers":[{"name":"a","backup":null},{"name":"b"}]}}`,
+			want:    `{"spec":{"containers":[{"name":"a","backup":{"key":"k"}},{"name":"b"}]}}`,
+			changes: map[string]ChangeKind{".spec.containers[*].backup.key": NotApplied},
+		},
+		{
+			name:    "list without keys: nested lists, an insertion inside an item edited in place",
+			gates:   disabled(".spec.containers[*].steps[*].retry"),
+			old:     `{"spec":{"containers":[{"name":"a","steps":[{"s":1,"retry":3},{"s":2}]},{"name":"b","steps":[{"s":1,"retry":4}]}]}}`,
+			new:     `{"spec":{"containers":[{"name":"a","steps":[{"s":0},{"s":1},{"s":2}]},{"name":"b","steps":[{"s":1,"retry":5}]}]}}`,
+			want:    `{"spec":{"containers":[{"name":"a","steps":[{"s":0},{"s":1,"retry":3},{"s":2}]},{"name":"b","steps":[{"s":1,"retry":4}]}]}}`,
+			changes: map[string]ChangeKind{".spec.containers[*].steps[*].retry": NotApplied},
+		},
+		{
+			name:  "list without keys, wildcard as the last step: the stored items are kept",
+			gates: disabled(".spec.containers[*]"), schema: listSchema("atomic"),
+			old:     `{"spec":{"containers":[{"name":"a"},{"name":"b"}]}}`,
+			new:     `{"spec":{"containers":[{"name":"b"}]}}`,
+			want:    `{"spec":{"containers":[{"name":"a"},{"name":"b"}]}}`,
+			changes: map[string]ChangeKind{".spec.containers[*]": NotApplied},
+		},
+		{
+			name:    "map values, wildcard as the last step: a removed stored key comes back",
+			gates:   disabled(".spec.limits[*]"),
+			old:     `{"spec":{"limits":{"cpu":1}}}`,
+			new:     `{"spec":{"limits":{"mem":2}}}`,
+			want:    `{"spec":{"limits":{"cpu":1}}}`,
+			changes: map[string]ChangeKind{".spec.limits[*]": NotApplied},
 		},
 		{
 			name:    "map values by key",
@@ -218,7 +314,10 @@ func TestPrepareForUpdate(t *testing.T) {
 			ix := Compile(tc.gates, tc.schema)
 			newObj, oldObj := obj(t, tc.new), obj(t, tc.old)
 			oldCopy := runtime.DeepCopyJSON(oldObj)
-			changes := ix.PrepareForUpdate(newObj, oldObj, tc.scope)
+			changes, err := ix.PrepareForUpdate(newObj, oldObj, tc.scope)
+			if err != nil {
+				t.Fatalf("unexpected error: %v", err)
+			}
 			if diff := cmp.Diff(obj(t, tc.want), newObj); diff != "" {
 				t.Errorf("object (-want +got):\n%s", diff)
 			}
@@ -227,6 +326,60 @@ func TestPrepareForUpdate(t *testing.T) {
 			}
 			if diff := cmp.Diff(oldCopy, oldObj); diff != "" {
 				t.Errorf("old object was mutated:\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestPrepareForUpdateAmbiguousList covers the writes to a list without keys after which the
+// stored item that holds a disabled value cannot be found: they fail with the list's path
+// and the gate, rather than move the value to another item or drop it.
+func TestPrepareForUpdateAmbiguousList(t *testing.T) {
+	gates := []GateSpec{{Name: "RetryGate", PreRelease: Alpha, FieldPaths: []string{".spec.steps[*].retry", ".spec.rules[*].filters[*].retry"}}}
+	tests := []struct {
+		name, old, new string
+		wantPath       string
+	}{
+		{
+			name:     "one of two items equal outside the gate, with different stored values, removed",
+			old:      `{"spec":{"steps":[{"name":"a","retry":7},{"name":"a","retry":8}]}}`,
+			new:      `{"spec":{"steps":[{"name":"a"}]}}`,
+			wantPath: "spec.steps",
+		},
+		{
+			name:     "reordered, and the item that holds the value edited",
+			old:      `{"spec":{"steps":[{"name":"a","retry":7},{"name":"b"},{"name":"c"}]}}`,
+			new:      `{"spec":{"steps":[{"name":"c"},{"name":"b"},{"name":"a2"}]}}`,
+			wantPath: "spec.steps",
+		},
+		{
+			name:     "one item replaced by two",
+			old:      `{"spec":{"steps":[{"name":"a","retry":7}]}}`,
+			new:      `{"spec":{"steps":[{"name":"a2"},{"name":"x"}]}}`,
+			wantPath: "spec.steps",
+		},
+		{
+			name:     "in a nested list",
+			old:      `{"spec":{"rules":[{"r":1},{"r":2,"filters":[{"f":1,"retry":1}]}]}}`,
+			new:      `{"spec":{"rules":[{"r":1},{"r":2,"filters":[{"f":2},{"f":3}]}]}}`,
+			wantPath: "spec.rules[1].filters",
+		},
+	}
+	ix := Compile(gates, nil)
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			newObj, oldObj := obj(t, tc.new), obj(t, tc.old)
+			changes, err := ix.PrepareForUpdate(newObj, oldObj, ScopeAll)
+			if err == nil {
+				t.Fatalf("want an error, got none; object %v, changes %v", newObj, changeMap(changes))
+			}
+			if err.Field != tc.wantPath || err.Type != field.ErrorTypeInvalid {
+				t.Errorf("error at %q (%s), want Invalid at %q: %v", err.Field, err.Type, tc.wantPath, err)
+			}
+			for _, want := range []string{"RetryGate", "(alpha)", "retry"} {
+				if !strings.Contains(err.Detail, want) {
+					t.Errorf("error detail %q does not name %q", err.Detail, want)
+				}
 			}
 		})
 	}
@@ -254,7 +407,7 @@ func TestCompileEffectiveEnablement(t *testing.T) {
 		t.Error("Compile of no gates must be nil")
 	}
 	var none *Index
-	if none.HasDisabled() || none.PrepareForUpdate(map[string]interface{}{"spec": 1}, nil, ScopeAll) != nil {
+	if changes, err := none.PrepareForUpdate(map[string]interface{}{"spec": 1}, nil, ScopeAll); none.HasDisabled() || changes != nil || err != nil {
 		t.Error("a nil index must gate nothing")
 	}
 }

@@ -158,7 +158,10 @@ func TestMarkedPathsGateWrites(t *testing.T) {
 		"listeners": []interface{}{map[string]interface{}{"tls": "on"}},
 	}}
 	old := map[string]interface{}{"spec": map[string]interface{}{"port": "8080"}}
-	changes := ix.PrepareForUpdate(obj, old, ScopeAll)
+	changes, err := ix.PrepareForUpdate(obj, old, ScopeAll)
+	if err != nil {
+		t.Fatal(err)
+	}
 	want := map[string]interface{}{"spec": map[string]interface{}{
 		"port": "8080", "limits": map[string]interface{}{"cpu": "1"},
 		"listeners": []interface{}{map[string]interface{}{"tls": "on"}},
