@@ -134,13 +134,15 @@ func validateCustomFeatureGates(spec *apiextensions.CustomResourceDefinitionSpec
 			if resolve {
 				if err := featuregates.Resolve(p, schema); err != nil {
 					allErrs = append(allErrs, field.Invalid(pathPath(), raw, fmt.Sprintf("must exist in the schema of the storage version %q: %v", storageVersion, err)))
+				} else if listPath, key, found := listMapKeyInPath(p, schema); found {
+					allErrs = append(allErrs, field.Invalid(pathPath(), raw, listMapKeyDetail(listPath, key, storageVersion)))
 				} else if mapPath, key, found := featuregates.DefaultBelowNamedKey(p, schema); found {
 					allErrs = append(allErrs, field.Invalid(pathPath(), raw, namedKeyDefaultDetail(mapPath, key, storageVersion)))
 				}
 			}
 		}
 	}
-	return allErrs
+	return append(allErrs, validateFeatureGateMarkListMapKeys(spec, unchanged)...)
 }
 
 // validateCustomFeatureGateFields validates a gate's own fields, everything but fieldPaths.
@@ -258,7 +260,9 @@ func storageStructuralSchema(spec *apiextensions.CustomResourceDefinitionSpec) (
 // unchanged gate keeps, but that the new storage schema no longer has. Such a path is not
 // an error (the gate was valid when it was written), but it guards nothing. Likewise a
 // path of an unchanged gate below a named map key whose value schema now has a default
-// there (see namedKeyDefaultDetail): that default does not follow the gate.
+// there (see namedKeyDefaultDetail): that default does not follow the gate. And a path or a
+// mark of an unchanged gate on a key of a list (see listMapKeyInPath), which would be
+// rejected if the gate changed.
 func UnresolvedGatedPathWarnings(spec, oldSpec *apiextensions.CustomResourceDefinitionSpec) []string {
 	if spec.CustomFeatureGates == nil || oldSpec == nil || oldSpec.CustomFeatureGates == nil {
 		return nil
@@ -266,11 +270,17 @@ func UnresolvedGatedPathWarnings(spec, oldSpec *apiextensions.CustomResourceDefi
 	if len(spec.CustomFeatureGates.FeatureGates) > MaxCustomFeatureGates {
 		return nil
 	}
+	unchanged := unchangedCustomFeatureGates(spec.CustomFeatureGates, oldSpec.CustomFeatureGates)
+	return append(unchangedFieldPathWarnings(spec, unchanged), listMapKeyMarkWarnings(spec, unchanged)...)
+}
+
+// unchangedFieldPathWarnings returns the warnings of UnresolvedGatedPathWarnings for the
+// fieldPaths of the gates in unchanged.
+func unchangedFieldPathWarnings(spec *apiextensions.CustomResourceDefinitionSpec, unchanged map[string]bool) []string {
 	schema, storageVersion := storageStructuralSchema(spec)
 	if schema == nil {
 		return nil
 	}
-	unchanged := unchangedCustomFeatureGates(spec.CustomFeatureGates, oldSpec.CustomFeatureGates)
 	base := field.NewPath("spec", "customFeatureGates", "featureGates")
 	var warnings []string
 	for i, gate := range spec.CustomFeatureGates.FeatureGates {
@@ -285,6 +295,9 @@ func UnresolvedGatedPathWarnings(spec, oldSpec *apiextensions.CustomResourceDefi
 			if err := featuregates.Resolve(p, schema); err != nil {
 				warnings = append(warnings, fmt.Sprintf("%s: field path %s of feature gate %s is no longer in the schema of the storage version %q, so the gate does not guard it: %v",
 					base.Index(i).Child("fieldPaths").Index(j), p.String(), gate.Name, storageVersion, err))
+			} else if listPath, key, found := listMapKeyInPath(p, schema); found {
+				warnings = append(warnings, fmt.Sprintf("%s: field path %s of feature gate %s: %s; it is kept because the gate did not change",
+					base.Index(i).Child("fieldPaths").Index(j), p.String(), gate.Name, listMapKeyDetail(listPath, key, storageVersion)))
 			} else if mapPath, key, found := featuregates.DefaultBelowNamedKey(p, schema); found {
 				warnings = append(warnings, fmt.Sprintf("%s: field path %s of feature gate %s: %s; it is kept because the gate did not change, and that default is applied while the gate is disabled",
 					base.Index(i).Child("fieldPaths").Index(j), p.String(), gate.Name, namedKeyDefaultDetail(mapPath, key, storageVersion)))
@@ -292,6 +305,60 @@ func UnresolvedGatedPathWarnings(spec, oldSpec *apiextensions.CustomResourceDefi
 		}
 	}
 	return warnings
+}
+
+// listMapKeyInPath reports whether the gated path p, in the structural schema s, is or runs
+// through a key of a list: a property named in the x-kubernetes-list-map-keys of an enclosing
+// x-kubernetes-list-type: map list, reached from the list's [*]. It returns the path of that
+// list and the key. Gating a key would drop it from list items while the items stay, and an
+// item without its key cannot be told apart from the others (nor merged, nor owned by server-
+// side apply). Gating the items ([*]) or the whole list is fine: items go as a whole. Steps
+// that s does not describe end the search (Resolve reports those); a path below a node with
+// x-kubernetes-preserve-unknown-fields and no properties has no list-map keys.
+func listMapKeyInPath(p featuregates.Path, s *structuralschema.Structural) (listPath, key string, found bool) {
+	steps := p.Steps()
+	at := 0 // the length of the path up to s, as written in p
+	for i, st := range steps {
+		if s == nil {
+			return "", "", false
+		}
+		if st.Wildcard {
+			switch {
+			case s.Items != nil:
+				if s.XListType != nil && *s.XListType == "map" && i+1 < len(steps) && !steps[i+1].Wildcard {
+					for _, k := range s.XListMapKeys {
+						if k == steps[i+1].Field {
+							return p.String()[:at], k, true
+						}
+					}
+				}
+				s = s.Items
+			case s.AdditionalProperties != nil:
+				s = s.AdditionalProperties.Structural
+			default:
+				return "", "", false
+			}
+			at += len("[*]")
+			continue
+		}
+		if prop, ok := s.Properties[st.Field]; ok {
+			s = &prop
+		} else if s.AdditionalProperties != nil {
+			s = s.AdditionalProperties.Structural
+		} else {
+			return "", "", false
+		}
+		at += len(".") + len(st.Field)
+	}
+	return "", "", false
+}
+
+// listMapKeyDetail explains why a gated path cannot be the key key of the list at listPath
+// (see listMapKeyInPath), and what to gate instead. version is the schema's version.
+func listMapKeyDetail(listPath, key, version string) string {
+	return fmt.Sprintf("%s[*].%s is a list-map key of the list %s (x-kubernetes-list-type: map, x-kubernetes-list-map-keys) in version %q and cannot be gated: "+
+		"dropping it would leave list items without their key, so they could no longer be told apart; gate the list item (%s[*]) or the list (%s) instead",
+		listPath, key, listPath, version, listPath, listPath)
 }
 
 // namedKeyDefaultDetail explains why a gated path through the named key of the map at

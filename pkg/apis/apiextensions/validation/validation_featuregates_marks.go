@@ -118,6 +118,59 @@ func validateFeatureGateMark(m featuregates.Mark, markPath *field.Path, declared
 	return nil
 }
 
+// validateFeatureGateMarkListMapKeys rejects a mark on a key of a list (see
+// listMapKeyInPath), in the schema of any version, at the mark. unchanged are the gates that
+// an update leaves as they were: their marks are not checked, as their fieldPaths are not
+// (the ratcheting of validateCustomFeatureGates); ListMapKeyMarkWarnings reports them. It is
+// called by validateCustomFeatureGates, which knows the gates before the update; the other
+// rules of marks are in validateFeatureGateMarks.
+func validateFeatureGateMarkListMapKeys(spec *apiextensions.CustomResourceDefinitionSpec, unchanged map[string]bool) field.ErrorList {
+	var allErrs field.ErrorList
+	forEachListMapKeyMark(spec, func(vs versionSchema, m featuregates.Mark, listPath, key string) {
+		if !unchanged[m.Gate] {
+			allErrs = append(allErrs, field.Invalid(m.SchemaPath(vs.path), m.Gate, listMapKeyDetail(listPath, key, vs.version)))
+		}
+	})
+	return allErrs
+}
+
+// listMapKeyMarkWarnings returns a warning for each mark on a key of a list whose gate is in
+// unchanged: a CRD update keeps it, since the gate did not change, but the mark still gates
+// a key.
+func listMapKeyMarkWarnings(spec *apiextensions.CustomResourceDefinitionSpec, unchanged map[string]bool) []string {
+	var warnings []string
+	forEachListMapKeyMark(spec, func(vs versionSchema, m featuregates.Mark, listPath, key string) {
+		if unchanged[m.Gate] {
+			warnings = append(warnings, fmt.Sprintf("%s: the mark of feature gate %s: %s; it is kept because the gate did not change",
+				m.SchemaPath(vs.path), m.Gate, listMapKeyDetail(listPath, key, vs.version)))
+		}
+	})
+	return warnings
+}
+
+// forEachListMapKeyMark calls f with each mark of spec's schemas that is on, or below, a key
+// of a list (listMapKeyInPath), with the version, the list's path and the key. A schema that
+// every version shares (spec.validation) is walked once, in the name of its first version; a
+// schema that is not structural is skipped (structural validation reports it).
+func forEachListMapKeyMark(spec *apiextensions.CustomResourceDefinitionSpec, f func(vs versionSchema, m featuregates.Mark, listPath, key string)) {
+	walked := map[*apiextensions.JSONSchemaProps]bool{}
+	for _, vs := range versionSchemas(spec, field.NewPath("spec")) {
+		if walked[vs.props] {
+			continue
+		}
+		walked[vs.props] = true
+		ss, err := structuralschema.NewStructural(vs.props)
+		if err != nil {
+			continue
+		}
+		for _, m := range featuregates.Marks(ss) {
+			if listPath, key, found := listMapKeyInPath(m.Path, ss); found {
+				f(vs, m, listPath, key)
+			}
+		}
+	}
+}
+
 // featureGateMarkNames returns the names of the gates that some version's schema marks.
 func featureGateMarkNames(spec *apiextensions.CustomResourceDefinitionSpec) map[string]bool {
 	names := map[string]bool{}

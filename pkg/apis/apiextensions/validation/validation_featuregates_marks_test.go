@@ -169,3 +169,115 @@ func TestDropFeatureGateMarks(t *testing.T) {
 		t.Error("the drop removed the marked property itself")
 	}
 }
+
+// TestValidateFeatureGateMarksListMapKey: a mark on a key of a map list is rejected, at the
+// mark, in every version, when its gate is new or changed; an update that leaves the gate as
+// it was keeps it, with a warning. A mark on the list or its items is fine.
+func TestValidateFeatureGateMarksListMapKey(t *testing.T) {
+	listenersGate := gate("ListenersGate", apiextensions.CustomFeatureGateAlpha)
+	markAt := func(version int, props ...string) *field.Path {
+		p := field.NewPath("spec", "versions").Index(version).Child("schema", "openAPIV3Schema")
+		for _, prop := range props {
+			if prop == "items" {
+				p = p.Child("items")
+				continue
+			}
+			p = p.Child("properties").Key(prop)
+		}
+		return p.Child("x-kubernetes-feature-gate")
+	}
+	detail := func(version string) string {
+		return `.spec.listeners[*].name is a list-map key of the list .spec.listeners (x-kubernetes-list-type: map, x-kubernetes-list-map-keys) in version "` + version + `" and cannot be gated: ` +
+			"dropping it would leave list items without their key, so they could no longer be told apart; gate the list item (.spec.listeners[*]) or the list (.spec.listeners) instead"
+	}
+	// marked adds .spec.listeners, a map list keyed by name, to both versions, and marks
+	// what mark returns in each.
+	marked := func(mark func(list, items, name *apiextensions.JSONSchemaProps), gates ...apiextensions.CustomResourceDefinitionFeatureGate) *apiextensions.CustomResourceDefinition {
+		return markedVersionsCRD(func(v1, v2 *apiextensions.JSONSchemaProps) {
+			for _, v := range []*apiextensions.JSONSchemaProps{v1, v2} {
+				name := apiextensions.JSONSchemaProps{Type: "string"}
+				items := apiextensions.JSONSchemaProps{Type: "object", Required: []string{"name"}}
+				list := apiextensions.JSONSchemaProps{Type: "array", XListType: ptr.To("map"), XListMapKeys: []string{"name"}}
+				if mark != nil {
+					mark(&list, &items, &name)
+				}
+				items.Properties = map[string]apiextensions.JSONSchemaProps{"name": name, "port": {Type: "integer"}}
+				list.Items = &apiextensions.JSONSchemaPropsOrArray{Schema: &items}
+				v.Properties["spec"].Properties["listeners"] = list
+			}
+		}, append([]apiextensions.CustomResourceDefinitionFeatureGate{gate("PortGate", apiextensions.CustomFeatureGateAlpha)}, gates...)...)
+	}
+	onName := func(list, items, name *apiextensions.JSONSchemaProps) { name.XFeatureGate = ptr.To("ListenersGate") }
+	matcher := field.ErrorMatcher{}.ByType().ByField().ByValue().ByDetailExact()
+
+	tests := []struct {
+		name         string
+		crd, old     *apiextensions.CustomResourceDefinition
+		want         field.ErrorList
+		wantWarnings []string
+	}{
+		{
+			name: "create: marks on the list and on its items",
+			crd: marked(func(list, items, name *apiextensions.JSONSchemaProps) {
+				list.XFeatureGate = ptr.To("ListenersGate")
+				items.XFeatureGate = ptr.To("PortGate")
+			}, listenersGate),
+		},
+		{
+			name: "create: a mark on a key, in both versions",
+			crd:  marked(onName, listenersGate),
+			want: field.ErrorList{
+				field.Invalid(markAt(0, "spec", "listeners", "items", "name"), "ListenersGate", detail("v1")),
+				field.Invalid(markAt(1, "spec", "listeners", "items", "name"), "ListenersGate", detail("v2")),
+			},
+		},
+		{
+			name: "update that adds the gate and the marks: rejected",
+			crd:  marked(onName, listenersGate),
+			old:  marked(nil),
+			want: field.ErrorList{
+				field.Invalid(markAt(0, "spec", "listeners", "items", "name"), "ListenersGate", detail("v1")),
+				field.Invalid(markAt(1, "spec", "listeners", "items", "name"), "ListenersGate", detail("v2")),
+			},
+		},
+		{
+			name: "update that changes the marked gate: rejected",
+			crd:  marked(onName, withGate(listenersGate, func(g *apiextensions.CustomResourceDefinitionFeatureGate) { g.Enabled = ptr.To(true) })),
+			old:  marked(onName, listenersGate),
+			want: field.ErrorList{
+				field.Invalid(markAt(0, "spec", "listeners", "items", "name"), "ListenersGate", detail("v1")),
+				field.Invalid(markAt(1, "spec", "listeners", "items", "name"), "ListenersGate", detail("v2")),
+			},
+		},
+		{
+			name: "update that leaves the marked gate as it was: ratcheted, with warnings",
+			crd:  marked(onName, listenersGate),
+			old:  marked(onName, listenersGate),
+			wantWarnings: []string{
+				markAt(0, "spec", "listeners", "items", "name").String() + ": the mark of feature gate ListenersGate: " + detail("v1") + "; it is kept because the gate did not change",
+				markAt(1, "spec", "listeners", "items", "name").String() + ": the mark of feature gate ListenersGate: " + detail("v2") + "; it is kept because the gate did not change",
+			},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var errs field.ErrorList
+			var warnings []string
+			if tc.old == nil {
+				errs = ValidateCustomResourceDefinition(context.Background(), tc.crd)
+			} else {
+				errs = ValidateCustomResourceDefinitionUpdate(context.Background(), tc.crd, tc.old)
+				warnings = UnresolvedGatedPathWarnings(&tc.crd.Spec, &tc.old.Spec)
+			}
+			matcher.Test(t, tc.want, errs)
+			if len(warnings) != len(tc.wantWarnings) {
+				t.Fatalf("warnings = %q, want %q", warnings, tc.wantWarnings)
+			}
+			for i := range warnings {
+				if warnings[i] != tc.wantWarnings[i] {
+					t.Errorf("warning %d = %q, want %q", i, warnings[i], tc.wantWarnings[i])
+				}
+			}
+		})
+	}
+}

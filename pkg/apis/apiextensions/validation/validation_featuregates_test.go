@@ -481,3 +481,161 @@ func TestValidateCustomFeatureGatesNamedKeyDefault(t *testing.T) {
 		})
 	}
 }
+
+// withListMaps adds lists of every kind to the storage version's schema of spec:
+// .spec.listeners, a map list keyed by name and port; .spec.outer, an atomic list whose items
+// hold .inner, a map list keyed by id; .spec.byZone, a map whose values hold .listeners, a map
+// list keyed by name; and .spec.tags, a set. When listenersAtomic is true, .spec.listeners is
+// a plain (atomic) list instead.
+func withListMaps(spec *apiextensions.CustomResourceDefinitionSpec, listenersAtomic bool) *apiextensions.CustomResourceDefinitionSpec {
+	mapList := func(keys []string, props map[string]apiextensions.JSONSchemaProps) apiextensions.JSONSchemaProps {
+		return apiextensions.JSONSchemaProps{
+			Type:         "array",
+			XListType:    ptr.To("map"),
+			XListMapKeys: keys,
+			Items: &apiextensions.JSONSchemaPropsOrArray{Schema: &apiextensions.JSONSchemaProps{
+				Type: "object", Required: keys, Properties: props,
+			}},
+		}
+	}
+	listeners := mapList([]string{"name", "port"}, map[string]apiextensions.JSONSchemaProps{
+		"name": {Type: "string"},
+		"port": {Type: "integer"},
+		"tls":  {Type: "object", Properties: map[string]apiextensions.JSONSchemaProps{"mode": {Type: "string"}}},
+	})
+	if listenersAtomic {
+		listeners.XListType, listeners.XListMapKeys, listeners.Items.Schema.Required = nil, nil, nil
+	}
+	props := spec.Versions[1].Schema.OpenAPIV3Schema.Properties["spec"].Properties
+	props["listeners"] = listeners
+	props["outer"] = apiextensions.JSONSchemaProps{Type: "array", Items: &apiextensions.JSONSchemaPropsOrArray{Schema: &apiextensions.JSONSchemaProps{
+		Type: "object", Properties: map[string]apiextensions.JSONSchemaProps{
+			"inner": mapList([]string{"id"}, map[string]apiextensions.JSONSchemaProps{"id": {Type: "string"}, "weight": {Type: "integer"}}),
+		},
+	}}}
+	props["byZone"] = apiextensions.JSONSchemaProps{Type: "object", AdditionalProperties: &apiextensions.JSONSchemaPropsOrBool{Allows: true, Schema: &apiextensions.JSONSchemaProps{
+		Type: "object", Properties: map[string]apiextensions.JSONSchemaProps{
+			"listeners": mapList([]string{"name"}, map[string]apiextensions.JSONSchemaProps{"name": {Type: "string"}, "port": {Type: "integer"}}),
+		},
+	}}}
+	props["tags"] = apiextensions.JSONSchemaProps{Type: "array", XListType: ptr.To("set"), Items: &apiextensions.JSONSchemaPropsOrArray{Schema: &apiextensions.JSONSchemaProps{Type: "string"}}}
+	return spec
+}
+
+// TestValidateCustomFeatureGatesListMapKey: a gated path that is a key of a map list, or runs
+// through one, is rejected when the gate is new or changed, and kept, with a warning, when an
+// update leaves the gate as it was. The list, its items and the other fields of its items can
+// be gated.
+func TestValidateCustomFeatureGatesListMapKey(t *testing.T) {
+	pathOf := func(i, j int) *field.Path {
+		return field.NewPath("spec", "customFeatureGates", "featureGates").Index(i).Child("fieldPaths").Index(j)
+	}
+	detail := func(list, key string) string {
+		return list + "[*]." + key + " is a list-map key of the list " + list + ` (x-kubernetes-list-type: map, x-kubernetes-list-map-keys) in version "v1" and cannot be gated: ` +
+			"dropping it would leave list items without their key, so they could no longer be told apart; gate the list item (" + list + "[*]) or the list (" + list + ") instead"
+	}
+	ratcheted := func(i, j int, path, gate, list, key string) string {
+		return pathOf(i, j).String() + ": field path " + path + " of feature gate " + gate + ": " + detail(list, key) + "; it is kept because the gate did not change"
+	}
+	listenerName := gate("ListenerNames", apiextensions.CustomFeatureGateAlpha, ".spec.replicas", ".spec.listeners[*].name")
+
+	tests := []struct {
+		name         string
+		spec, old    *apiextensions.CustomResourceDefinitionSpec
+		want         field.ErrorList
+		wantWarnings []string
+	}{
+		{
+			name: "create: the list, its items, other fields of its items, a set's items, and keys of a plain list",
+			spec: withListMaps(featureGateTestSpec(
+				gate("Listeners", apiextensions.CustomFeatureGateAlpha, ".spec.listeners"),
+				gate("ListenerItems", apiextensions.CustomFeatureGateAlpha, ".spec.listeners[*]"),
+				gate("ListenerTLS", apiextensions.CustomFeatureGateAlpha, ".spec.listeners[*].tls", ".spec.outer[*].inner[*].weight"),
+				gate("TLSMode", apiextensions.CustomFeatureGateBeta, ".spec.listeners[*].tls.mode"),
+				gate("Inner", apiextensions.CustomFeatureGateAlpha, ".spec.outer[*].inner", ".spec.byZone[*].listeners[*]", ".spec.byZone[*].listeners[*].port", ".spec.tags[*]"),
+				gate("Image", apiextensions.CustomFeatureGateAlpha, ".spec.containers[*].image"),
+			), false),
+		},
+		{
+			name: "create: a key is rejected",
+			spec: withListMaps(featureGateTestSpec(listenerName), false),
+			want: field.ErrorList{field.Invalid(pathOf(0, 1), ".spec.listeners[*].name", detail(".spec.listeners", "name"))},
+		},
+		{
+			name: "create: every key of a list with two keys, in a nested list, below a map's [*] and below a map's named key",
+			spec: withListMaps(featureGateTestSpec(
+				gate("Ports", apiextensions.CustomFeatureGateAlpha, ".spec.listeners[*].port", ".spec.outer[*].inner[*].id"),
+				gate("Zones", apiextensions.CustomFeatureGateAlpha, ".spec.byZone[*].listeners[*].name", ".spec.byZone.east.listeners[*].name"),
+			), false),
+			want: field.ErrorList{
+				field.Invalid(pathOf(0, 0), ".spec.listeners[*].port", detail(".spec.listeners", "port")),
+				field.Invalid(pathOf(0, 1), ".spec.outer[*].inner[*].id", detail(".spec.outer[*].inner", "id")),
+				field.Invalid(pathOf(1, 0), ".spec.byZone[*].listeners[*].name", detail(".spec.byZone[*].listeners", "name")),
+				field.Invalid(pathOf(1, 1), ".spec.byZone.east.listeners[*].name", detail(".spec.byZone.east.listeners", "name")),
+			},
+		},
+		{
+			name: "create: the same field of a plain list",
+			spec: withListMaps(featureGateTestSpec(listenerName), true),
+		},
+		{
+			name: "update that adds the key to a gate: rejected",
+			spec: withListMaps(featureGateTestSpec(listenerName), false),
+			old:  withListMaps(featureGateTestSpec(gate("ListenerNames", apiextensions.CustomFeatureGateAlpha, ".spec.replicas")), false),
+			want: field.ErrorList{field.Invalid(pathOf(0, 1), ".spec.listeners[*].name", detail(".spec.listeners", "name"))},
+		},
+		{
+			name: "update that changes a gate that had the key: rejected",
+			spec: withListMaps(featureGateTestSpec(withGate(listenerName, func(g *apiextensions.CustomResourceDefinitionFeatureGate) { g.Enabled = ptr.To(true) })), false),
+			old:  withListMaps(featureGateTestSpec(listenerName), false),
+			want: field.ErrorList{field.Invalid(pathOf(0, 1), ".spec.listeners[*].name", detail(".spec.listeners", "name"))},
+		},
+		{
+			name:         "update of a gate that already had the key: ratcheted, with a warning",
+			spec:         withListMaps(featureGateTestSpec(listenerName), false),
+			old:          withListMaps(featureGateTestSpec(listenerName), false),
+			wantWarnings: []string{ratcheted(0, 1, ".spec.listeners[*].name", "ListenerNames", ".spec.listeners", "name")},
+		},
+		{
+			name:         "update that makes the list a map list keyed by an unchanged gate's field: accepted, with the warning",
+			spec:         withListMaps(featureGateTestSpec(listenerName), false),
+			old:          withListMaps(featureGateTestSpec(listenerName), true),
+			wantWarnings: []string{ratcheted(0, 1, ".spec.listeners[*].name", "ListenerNames", ".spec.listeners", "name")},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var oldGates *apiextensions.CustomResourceDefinitionFeatureGates
+			if tc.old != nil {
+				oldGates = tc.old.CustomFeatureGates
+			}
+			got := validateCustomFeatureGates(tc.spec, oldGates, field.NewPath("spec", "customFeatureGates"))
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("errors (-want +got):\n%s", diff)
+			}
+			var warnings []string
+			if tc.old != nil {
+				warnings = UnresolvedGatedPathWarnings(tc.spec, tc.old)
+			}
+			if diff := cmp.Diff(tc.wantWarnings, warnings); diff != "" {
+				t.Errorf("warnings (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestValidateCustomFeatureGatesListMapKeyThroughCRDValidation: the schema of withListMaps is
+// a valid CRD schema, and a gated key is reported by CRD validation at its fieldPaths entry.
+func TestValidateCustomFeatureGatesListMapKeyThroughCRDValidation(t *testing.T) {
+	crd := featureGateTestCRD(gate("ListenerNames", apiextensions.CustomFeatureGateAlpha, ".spec.listeners[*]"))
+	spec := featureGateTestSpec()
+	withListMaps(spec, false)
+	crd.Spec.Validation.OpenAPIV3Schema.Properties["spec"] = spec.Versions[1].Schema.OpenAPIV3Schema.Properties["spec"]
+	matcher := field.ErrorMatcher{}.ByType().ByField().ByValue().ByDetailSubstring()
+	matcher.Test(t, nil, ValidateCustomResourceDefinition(context.Background(), crd))
+
+	crd.Spec.CustomFeatureGates.FeatureGates[0].FieldPaths = []string{".spec.listeners[*].name"}
+	want := field.ErrorList{field.Invalid(field.NewPath("spec", "customFeatureGates", "featureGates").Index(0).Child("fieldPaths").Index(0),
+		".spec.listeners[*].name", "is a list-map key of the list .spec.listeners")}
+	matcher.Test(t, want, ValidateCustomResourceDefinition(context.Background(), crd))
+}
