@@ -299,7 +299,8 @@ server rejects it and the plugin reads the CRD again, rather than changing anoth
 		long += `
 
 Before it acts, disable counts the stored objects that hold values at the gate's fields in
-the storage version, as "kubectl featuregates usage CRD GATE" does, and prints the count:
+the storage version, as "kubectl featuregates usage CRD GATE" does (values that schema
+defaults put there when the server reads an object are not counted), and prints the count:
 those values are kept, and writes can no longer change them. The count lists every object
 of the CRD; --skip-usage skips it. If the count fails, nothing is changed.`
 	}

@@ -26,6 +26,7 @@ import (
 
 	"k8s.io/apiextensions-apiserver/pkg/apihelpers"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/featuregates"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -64,7 +65,9 @@ type GateUsage struct {
 	// FieldPaths are the fields the gate guards in the storage version: its fieldPaths, then
 	// the fields the storage version's schema marks with it.
 	FieldPaths []string `json:"fieldPaths"`
-	// Objects is the number of objects that hold a value at one of FieldPaths or below it.
+	// Objects is the number of objects that hold a value at one of FieldPaths or below it,
+	// not counting the values that the schema's defaults put there when the server read the
+	// object (see storedValueAt).
 	Objects int `json:"objects"`
 	// Examples are the first of those objects in list order, as namespace/name (name alone
 	// for a cluster-scoped CRD).
@@ -72,6 +75,9 @@ type GateUsage struct {
 
 	// paths are the parsed FieldPaths.
 	paths []featuregates.Path
+	// defaults is the schema the server defaulted the objects with; nil when it is not
+	// known, and every value then counts.
+	defaults *structuralschema.Structural
 }
 
 // UsageOptions say how `usage` reads the objects.
@@ -115,13 +121,21 @@ func newUsageReport(crd *apiextensionsv1.CustomResourceDefinition, gates []strin
 	if err != nil {
 		return nil, err
 	}
+	// The server defaults an object it reads from storage in the version it is stored in,
+	// the storage version, with that version's schema less the defaults at its disabled
+	// paths (featuregates.Index.WithoutDisabledDefaults, as the server builds it), before it
+	// converts the object to the version asked for. (Objects still stored in an older
+	// version were defaulted with that version's schema: a list does not tell which they
+	// are.)
+	storageDefaults := vi.ix.WithoutDisabledDefaults(vi.schema)
 	report := &UsageReport{CRD: crd.Name, Version: vi.version, Gates: []GateUsage{}}
 	for _, g := range crd.Spec.CustomFeatureGates.FeatureGates {
 		if len(want) > 0 && !want[g.Name] {
 			continue
 		}
 		state := gateState(crd, g.Name)
-		u := GateUsage{Gate: g.Name, PreRelease: string(g.PreRelease), State: state, FieldPaths: []string{}, Examples: []string{}}
+		u := GateUsage{Gate: g.Name, PreRelease: string(g.PreRelease), State: state, FieldPaths: []string{}, Examples: []string{},
+			defaults: storageDefaults}
 		for _, f := range gateFields(vi, g, state == "enabled") {
 			p, err := featuregates.ParsePath(f.Path)
 			if err != nil || p.IsReserved() {
@@ -136,14 +150,14 @@ func newUsageReport(crd *apiextensionsv1.CustomResourceDefinition, gates []strin
 	return report, nil
 }
 
-// count adds one object to the report: each gate with a value at one of its fields counts
-// it, and names it while it has fewer than examples names.
+// count adds one object to the report: each gate that holds a stored value at one of its
+// fields (storedValueAt) counts it, and names it while it has fewer than examples names.
 func (r *UsageReport) count(obj map[string]interface{}, name string, examples int) {
 	r.Objects++
 	for i := range r.Gates {
 		g := &r.Gates[i]
 		for _, p := range g.paths {
-			if featuregates.HasValue(obj, p) {
+			if storedValueAt(obj, p, g.defaults) {
 				g.Objects++
 				if len(g.Examples) < examples {
 					g.Examples = append(g.Examples, name)
@@ -170,7 +184,8 @@ func storageGVR(crd *apiextensionsv1.CustomResourceDefinition, version string) (
 }
 
 // ScanUsage counts, for the CRD's gates named gates (all of them when gates is empty), the
-// objects that hold values at the gate's fields in the storage version. It lists the
+// objects that hold values at the gate's fields in the storage version, not counting the
+// values that the server's defaulting on read put there. It lists the
 // objects of every namespace in the storage version, opts.ChunkSize at a time, and only
 // reads them. A failed list request fails the scan; the error says how far it got.
 func ScanUsage(ctx context.Context, c dynamic.Interface, crd *apiextensionsv1.CustomResourceDefinition, gates []string, opts UsageOptions) (*UsageReport, error) {
@@ -248,6 +263,11 @@ fields the storage version's schema marks with x-kubernetes-feature-gate. An obj
 when it holds a value at one of them or below it; under [*], any item of a list or value of
 a map will do. A gate that guards no field of the storage version (one that only CEL rules
 read, say) counts 0.
+
+The server applies the schema's defaults to every object it returns, also at fields the
+stored object has no value at. Those values are not counted: a value counts only when
+defaulting the object without it would not put the same value there. So a value that a
+client wrote equal to that default is not counted either, while the gate is enabled.
 
 EXAMPLES names the first --examples objects of each gate, in list order, as
 namespace/name.`,

@@ -19,6 +19,7 @@ package app
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -28,6 +29,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/featuregates"
 	"k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset/fake"
 	apiextensionsv1client "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset/typed/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -543,6 +545,16 @@ customresourcedefinition.apiextensions.k8s.io/fleets.example.com: feature gate R
 		wantErr:      "cannot count the objects that hold values at the fields of ReplicasGate, so nothing was changed (--skip-usage disables without counting): listing the widgets of widgets.example.com in version v2 failed after 0 objects in 0 page(s): etcd is away",
 		wantRequests: []string{`v2 limit=500 continue=""`},
 	}, {
+		name: "values that defaults put there on read are not counted",
+		crd:  defaultsCRD(),
+		objs: defaultedWidgets(),
+		args: []string{"disable", "widgets.example.com", "ReplicasGate", "--method=patch"},
+		want: `1 object holds values at the fields of ReplicasGate (examples: a/replicas); they are kept, and writes can no longer change them.
+customresourcedefinition.apiextensions.k8s.io/widgets.example.com: feature gate ReplicasGate disabled (JSON patch guarded by the gate's name, field manager cluster-admin); state: disabled
+`,
+		wantRequests: []string{`v1 limit=500 continue=""`},
+		wantDisabled: true,
+	}, {
 		name:    "a stable gate is refused before anything is listed",
 		crd:     databaseCRD(),
 		args:    []string{"disable", "databases.gates.example.com", "TagsGate"},
@@ -593,6 +605,252 @@ customresourcedefinition.apiextensions.k8s.io/fleets.example.com: feature gate R
 			}
 			if disabled != tc.wantDisabled {
 				t.Errorf("%s disabled = %v, want %v", tc.args[2], disabled, tc.wantDisabled)
+			}
+		})
+	}
+}
+
+// defaultsCRD has one version, v1, whose gated fields have schema defaults, as a LIST
+// returns its objects: defaulted by the server on read.
+//
+//	ReplicasGate  (beta)   .spec.replicas         default 1
+//	PoolSizeGate  (beta)   .spec.pools[*].size    default 3, in each item
+//	BackupGate    (beta)   .spec.backup           default {schedule: "@daily"}
+//	ScheduleGate  (beta)   .spec.backup.schedule  set by its parent's default only
+//	WindowGate    (beta)   .spec.backup.window    default "night", inside the parent's too
+//	LimitsGate    (beta)   .spec.limits[*]        the map's default {cpu: "1"}
+//	TierGate      (alpha)  .spec.tier             default "bronze", not applied: the gate is off
+func defaultsCRD() *apiextensionsv1.CustomResourceDefinition {
+	withDefault := func(s apiextensionsv1.JSONSchemaProps, def string) apiextensionsv1.JSONSchemaProps {
+		s.Default = &apiextensionsv1.JSON{Raw: []byte(def)}
+		return s
+	}
+	pool := object(props{"name": scalar("string"), "size": withDefault(scalar("integer"), `3`)})
+	limits := withDefault(apiextensionsv1.JSONSchemaProps{Type: "object", AdditionalProperties: &apiextensionsv1.JSONSchemaPropsOrBool{
+		Allows: true, Schema: ptr(scalar("string"))}}, `{"cpu": "1"}`)
+	spec := object(props{
+		"replicas": withDefault(scalar("integer"), `1`),
+		"pools":    {Type: "array", Items: &apiextensionsv1.JSONSchemaPropsOrArray{Schema: &pool}},
+		"backup": withDefault(object(props{
+			"schedule":  scalar("string"),
+			"window":    withDefault(scalar("string"), `"night"`),
+			"retention": scalar("integer"),
+		}), `{"schedule": "@daily"}`),
+		"limits": limits,
+		"tier":   withDefault(scalar("string"), `"bronze"`),
+	})
+	return versionsCRD(apiextensionsv1.NoneConverter, []apiextensionsv1.CustomResourceDefinitionFeatureGate{
+		{Name: "ReplicasGate", PreRelease: "beta", FieldPaths: []string{".spec.replicas"}},
+		{Name: "PoolSizeGate", PreRelease: "beta", FieldPaths: []string{".spec.pools[*].size"}},
+		{Name: "BackupGate", PreRelease: "beta", FieldPaths: []string{".spec.backup"}},
+		{Name: "ScheduleGate", PreRelease: "beta", FieldPaths: []string{".spec.backup.schedule"}},
+		{Name: "WindowGate", PreRelease: "beta", FieldPaths: []string{".spec.backup.window"}},
+		{Name: "LimitsGate", PreRelease: "beta", FieldPaths: []string{".spec.limits[*]"}},
+		{Name: "TierGate", PreRelease: "alpha", FieldPaths: []string{".spec.tier"}},
+	}, spec)
+}
+
+// defaultedWidgets are objects of defaultsCRD as a LIST returns them, each with what is
+// stored in etcd in its comment, and in its name the gates it counts for.
+func defaultedWidgets() []*unstructured.Unstructured {
+	return []*unstructured.Unstructured{
+		// {}
+		cr("widgets", "a", "none", `{"replicas": 1, "backup": {"schedule": "@daily", "window": "night"}, "limits": {"cpu": "1"}}`),
+		// {"replicas": 5}
+		cr("widgets", "a", "replicas", `{"replicas": 5, "backup": {"schedule": "@daily", "window": "night"}, "limits": {"cpu": "1"}}`),
+		// {"replicas": 1}: written equal to the default, so indistinguishable from it.
+		cr("widgets", "a", "none-replicas-as-default", `{"replicas": 1, "backup": {"schedule": "@daily", "window": "night"}, "limits": {"cpu": "1"}}`),
+		// {"pools": [{"name": "p"}, {"name": "q", "size": 7}]}
+		cr("widgets", "a", "poolsize", `{"replicas": 1, "pools": [{"name": "p", "size": 3}, {"name": "q", "size": 7}], "backup": {"schedule": "@daily", "window": "night"}, "limits": {"cpu": "1"}}`),
+		// {"pools": [{"name": "p"}]}
+		cr("widgets", "a", "none-pools", `{"replicas": 1, "pools": [{"name": "p", "size": 3}], "backup": {"schedule": "@daily", "window": "night"}, "limits": {"cpu": "1"}}`),
+		// {"backup": {"retention": 3}}
+		cr("widgets", "b", "backup", `{"replicas": 1, "backup": {"retention": 3, "window": "night"}, "limits": {"cpu": "1"}}`),
+		// {"backup": {"schedule": "@hourly"}}
+		cr("widgets", "b", "backup-schedule", `{"replicas": 1, "backup": {"schedule": "@hourly", "window": "night"}, "limits": {"cpu": "1"}}`),
+		// {"backup": {"window": "day"}}
+		cr("widgets", "b", "backup-window", `{"replicas": 1, "backup": {"window": "day"}, "limits": {"cpu": "1"}}`),
+		// {"limits": {"memory": "1Gi"}}
+		cr("widgets", "b", "limits", `{"replicas": 1, "backup": {"schedule": "@daily", "window": "night"}, "limits": {"memory": "1Gi"}}`),
+		// {"tier": "bronze"}: TierGate is off, so the server does not default .spec.tier, and
+		// a value there is stored even when it equals the default.
+		cr("widgets", "b", "tier", `{"replicas": 1, "backup": {"schedule": "@daily", "window": "night"}, "limits": {"cpu": "1"}, "tier": "bronze"}`),
+	}
+}
+
+// TestUsageCountsStoredValues checks that usage counts the values stored in etcd, although
+// a LIST returns the objects with the schema's defaults applied.
+func TestUsageCountsStoredValues(t *testing.T) {
+	backupOffCRD := defaultsCRD()
+	backupOffCRD.Spec.CustomFeatureGates.FeatureGates[2].Enabled = ptr(false)
+	tests := []struct {
+		name string
+		crd  *apiextensionsv1.CustomResourceDefinition
+		objs []*unstructured.Unstructured
+		args []string
+		want string
+		// wantRequests are the list requests.
+		wantRequests []string
+	}{{
+		name: "defaults applied on read are not counted: a scalar, [*] over a list and a map, a defaulted parent, a default inside it, a gate off",
+		crd:  defaultsCRD(),
+		objs: defaultedWidgets(),
+		want: `# widgets.example.com, storage version v1: 10 objects scanned
+GATE           STAGE   STATE      OBJECTS   EXAMPLES
+ReplicasGate   beta    enabled    1         a/replicas
+PoolSizeGate   beta    enabled    1         a/poolsize
+BackupGate     beta    enabled    3         b/backup, b/backup-schedule, b/backup-window
+ScheduleGate   beta    enabled    1         b/backup-schedule
+WindowGate     beta    enabled    1         b/backup-window
+LimitsGate     beta    enabled    1         b/limits
+TierGate       alpha   disabled   1         b/tier
+`,
+		wantRequests: []string{`v1 limit=500 continue=""`},
+	}, {
+		name: "objects written while a defaulted gated field was off, read after enable: none counted",
+		crd:  defaultsCRD(),
+		objs: defaultedWidgets()[:1],
+		args: []string{"ReplicasGate", "BackupGate", "LimitsGate"},
+		want: `# widgets.example.com, storage version v1: 1 object scanned
+GATE           STAGE   STATE     OBJECTS   EXAMPLES
+ReplicasGate   beta    enabled   0         <none>
+BackupGate     beta    enabled   0         <none>
+LimitsGate     beta    enabled   0         <none>
+`,
+		wantRequests: []string{`v1 limit=500 continue=""`},
+	}, {
+		name: "a parent gate off: no default below it on read, so every value there is stored, even one equal to a default",
+		crd:  backupOffCRD,
+		objs: []*unstructured.Unstructured{
+			// {}
+			cr("widgets", "a", "none", `{"replicas": 1, "limits": {"cpu": "1"}}`),
+			// {"backup": {"retention": 3}}
+			cr("widgets", "a", "backup", `{"replicas": 1, "backup": {"retention": 3}, "limits": {"cpu": "1"}}`),
+			// {"backup": {"window": "night"}}, written while BackupGate was on
+			cr("widgets", "a", "backup-window", `{"replicas": 1, "backup": {"window": "night"}, "limits": {"cpu": "1"}}`),
+		},
+		args: []string{"BackupGate", "WindowGate"},
+		want: `# widgets.example.com, storage version v1: 3 objects scanned
+GATE         STAGE   STATE      OBJECTS   EXAMPLES
+BackupGate   beta    disabled   2         a/backup, a/backup-window
+WindowGate   beta    enabled    1         a/backup-window
+`,
+		wantRequests: []string{`v1 limit=500 continue=""`},
+	}}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			server := &pagedServer{objs: tc.objs}
+			c := newUsageCluster(tc.crd, server)
+			out, err := c.run(append([]string{"usage", tc.crd.Name}, tc.args...)...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, trimLines(out)); diff != "" {
+				t.Errorf("output (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.wantRequests, c.requests(), cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("requests for custom resources (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestStoredValueAt(t *testing.T) {
+	withDefault := func(s apiextensionsv1.JSONSchemaProps, def string) apiextensionsv1.JSONSchemaProps {
+		s.Default = &apiextensionsv1.JSON{Raw: []byte(def)}
+		return s
+	}
+	tier := object(props{"size": withDefault(scalar("integer"), `3`), "zone": scalar("string")})
+	crd := versionsCRD(apiextensionsv1.NoneConverter, nil, object(props{
+		"replicas": withDefault(scalar("integer"), `1`),
+		"ratio":    withDefault(scalar("number"), `0.5`),
+		"tiers": {Type: "object", AdditionalProperties: &apiextensionsv1.JSONSchemaPropsOrBool{
+			Allows: true, Schema: &tier}},
+		"matrix": {Type: "array", Items: &apiextensionsv1.JSONSchemaPropsOrArray{Schema: &apiextensionsv1.JSONSchemaProps{
+			Type: "array", Items: &apiextensionsv1.JSONSchemaPropsOrArray{Schema: ptr(tier)}}}},
+		"options": withDefault(object(props{"debug": withDefault(scalar("boolean"), `false`), "level": scalar("string")}), `{}`),
+		"free":    {Type: "object", XPreserveUnknownFields: ptr(true)},
+	}))
+	s, err := versionSchema(crd, "v1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		path string
+		// spec is the spec of the object as the server returns it, defaulted.
+		spec string
+		want bool
+	}{
+		{name: "the default of a scalar", path: ".spec.replicas", spec: `{"replicas": 1}`},
+		{name: "another value", path: ".spec.replicas", spec: `{"replicas": 2}`, want: true},
+		{name: "no value", path: ".spec.replicas", spec: `{}`},
+		{name: "no spec", path: ".spec.replicas", spec: ``},
+		{name: "a number default, as a float", path: ".spec.ratio", spec: `{"ratio": 0.5}`},
+		{name: "a number, not the default", path: ".spec.ratio", spec: `{"ratio": 0.25}`, want: true},
+		{name: "null, where the default is not null", path: ".spec.replicas", spec: `{"replicas": null}`, want: true},
+		{name: "[*] over a map: a default in each value", path: ".spec.tiers[*].size", spec: `{"tiers": {"gold": {"size": 3}, "iron": {"size": 3, "zone": "z"}}}`},
+		{name: "[*] over a map: one value written", path: ".spec.tiers[*].size", spec: `{"tiers": {"gold": {"size": 3}, "iron": {"size": 4}}}`, want: true},
+		{name: "a named key of a map", path: ".spec.tiers.gold.size", spec: `{"tiers": {"gold": {"size": 3}, "iron": {"size": 4}}}`},
+		{name: "a map value, which defaulting never adds", path: ".spec.tiers[*]", spec: `{"tiers": {"gold": {"size": 3}}}`, want: true},
+		{name: "[*][*]: lists of lists", path: ".spec.matrix[*][*].size", spec: `{"matrix": [[{"size": 3}], [], [{"size": 3}, {"size": 3}]]}`},
+		{name: "[*][*]: one written", path: ".spec.matrix[*][*].size", spec: `{"matrix": [[{"size": 3}], [{"size": 3}, {"size": 9}]]}`, want: true},
+		{name: "a parent defaulted to {}, its default child", path: ".spec.options.debug", spec: `{"options": {"debug": false}}`},
+		{name: "the parent defaulted to {}", path: ".spec.options", spec: `{"options": {"debug": false}}`},
+		{name: "the parent written", path: ".spec.options", spec: `{"options": {"debug": false, "level": "info"}}`, want: true},
+		{name: "the parent written, its default child", path: ".spec.options.debug", spec: `{"options": {"debug": false, "level": "info"}}`},
+		{name: "the parent written, its child written", path: ".spec.options.debug", spec: `{"options": {"debug": true, "level": "info"}}`, want: true},
+		{name: "below x-kubernetes-preserve-unknown-fields", path: ".spec.free.x", spec: `{"free": {"x": 1}}`, want: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := featuregates.ParsePath(tc.path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			obj := cr("widgets", "a", "w", tc.spec).Object
+			before := runtime.DeepCopyJSON(obj)
+			if got := storedValueAt(obj, p, s); got != tc.want {
+				t.Errorf("storedValueAt(%s, %s) = %v, want %v", tc.spec, tc.path, got, tc.want)
+			}
+			if diff := cmp.Diff(before, obj); diff != "" {
+				t.Errorf("storedValueAt modified the object (-before +after):\n%s", diff)
+			}
+			// Without a schema, every value counts.
+			if got, want := storedValueAt(obj, p, nil), featuregates.HasValue(obj, p); got != want {
+				t.Errorf("storedValueAt(%s, %s) without a schema = %v, want HasValue's %v", tc.spec, tc.path, got, want)
+			}
+		})
+	}
+}
+
+func TestJSONEqual(t *testing.T) {
+	tests := []struct {
+		name string
+		a, b interface{}
+		want bool
+	}{
+		{name: "int64 and float64", a: int64(3), b: float64(3), want: true},
+		{name: "float64 and int64", a: float64(3), b: int64(3), want: true},
+		{name: "json.Number and int64", a: json.Number("3"), b: int64(3), want: true},
+		{name: "json.Number and float64", a: json.Number("0.5"), b: 0.5, want: true},
+		{name: "different numbers", a: int64(3), b: 3.5},
+		{name: "int64s beyond float64's precision", a: int64(1<<53 + 1), b: int64(1 << 53)},
+		{name: "a number and a string", a: int64(3), b: "3"},
+		{name: "null and null", a: nil, b: nil, want: true},
+		{name: "null and false", a: nil, b: false},
+		{name: "a string and a map", a: "x", b: map[string]interface{}{}},
+		{name: "maps", a: map[string]interface{}{"a": int64(1), "b": []interface{}{"x"}}, b: map[string]interface{}{"b": []interface{}{"x"}, "a": 1.0}, want: true},
+		{name: "a map with a key more", a: map[string]interface{}{"a": nil}, b: map[string]interface{}{"a": nil, "b": nil}},
+		{name: "a map with another key", a: map[string]interface{}{"a": nil}, b: map[string]interface{}{"b": nil}},
+		{name: "lists in another order", a: []interface{}{"x", "y"}, b: []interface{}{"y", "x"}},
+		{name: "a list and a map", a: []interface{}{}, b: map[string]interface{}{}},
+		{name: "an unknown type", a: struct{}{}, b: struct{}{}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := jsonEqual(tc.a, tc.b); got != tc.want {
+				t.Errorf("jsonEqual(%#v, %#v) = %v, want %v", tc.a, tc.b, got, tc.want)
 			}
 		})
 	}
