@@ -42,16 +42,17 @@ const (
 )
 
 // UsageReport is what `usage` reports for one CRD: for each gate, the stored objects that
-// hold a value at one of the fields the gate guards in the storage version.
+// hold a value at one of the fields the gate guards in the storage version (or, for a gate
+// that guards none there, in the first served version whose schema marks fields with it).
 type UsageReport struct {
 	CRD string `json:"crd"`
 	// Version is the storage version: the objects were read in it, and the fields are its
-	// fields.
+	// fields, except for the gates whose Version is set.
 	Version string `json:"version"`
-	// ResourceVersion is the resourceVersion of the list: every page of it shows the objects
-	// as they were stored at that point.
+	// ResourceVersion is the resourceVersion of the first list: every page of it shows the
+	// objects as they were stored at that point.
 	ResourceVersion string `json:"resourceVersion,omitempty"`
-	// Objects is the number of objects read.
+	// Objects is the number of objects read by the first list.
 	Objects int         `json:"objects"`
 	Gates   []GateUsage `json:"gates"`
 }
@@ -63,8 +64,15 @@ type GateUsage struct {
 	// State is the gate's own state by the server's rules: "enabled" or "disabled".
 	State string `json:"state"`
 	// FieldPaths are the fields the gate guards in the storage version: its fieldPaths, then
-	// the fields the storage version's schema marks with it.
+	// the fields the storage version's schema marks with it. When it guards none there, they
+	// are the fields it guards in Version.
 	FieldPaths []string `json:"fieldPaths"`
+	// Version is set when the gate guards no field of the storage version, but the schema
+	// of a served version marks fields with it: the first such version in the CRD's order,
+	// whose fields FieldPaths are. Without a conversion webhook, every version's objects
+	// have the same fields, and the objects are read in the storage version; with one, they
+	// are read in Version.
+	Version string `json:"version,omitempty"`
 	// Objects is the number of objects that hold a value at one of FieldPaths or below it,
 	// not counting the values that the schema's defaults put there when the server read the
 	// object (see storedValueAt).
@@ -75,8 +83,10 @@ type GateUsage struct {
 
 	// paths are the parsed FieldPaths.
 	paths []featuregates.Path
-	// defaults is the schema the server defaulted the objects with; nil when it is not
-	// known, and every value then counts.
+	// read is the version the objects are read in for this gate.
+	read string
+	// defaults is the schema the server defaulted the objects with, as read in read; nil
+	// when it is not known, and every value then counts.
 	defaults *structuralschema.Structural
 }
 
@@ -89,18 +99,30 @@ type UsageOptions struct {
 }
 
 // storageIndex returns the index the server compiles for the objects of the CRD's storage
-// version: the gates' fieldPaths and the marks of its schema.
-func storageIndex(crd *apiextensionsv1.CustomResourceDefinition) (versionIndex, error) {
+// version (the gates' fieldPaths and the marks of its schema), and the indexes of the other
+// served versions, in the CRD's order.
+func storageIndex(crd *apiextensionsv1.CustomResourceDefinition) (versionIndex, []versionIndex, error) {
+	var storage versionIndex
+	var found bool
+	var others []versionIndex
 	for _, vi := range versionIndexes(crd) {
 		if vi.storage {
-			return vi, vi.schemaErr
+			if vi.schemaErr != nil {
+				return versionIndex{}, nil, vi.schemaErr
+			}
+			storage, found = vi, true
+			continue
 		}
+		others = append(others, vi)
+	}
+	if found {
+		return storage, others, nil
 	}
 	_, err := apihelpers.GetCRDStorageVersion(crd)
 	if err == nil {
 		err = fmt.Errorf("customresourcedefinition %q has no storage version", crd.Name)
 	}
-	return versionIndex{}, err
+	return versionIndex{}, nil, err
 }
 
 // newUsageReport returns the report for the CRD's gates named gates (every gate, in the
@@ -117,45 +139,81 @@ func newUsageReport(crd *apiextensionsv1.CustomResourceDefinition, gates []strin
 	if crd.Spec.CustomFeatureGates == nil || len(crd.Spec.CustomFeatureGates.FeatureGates) == 0 {
 		return nil, fmt.Errorf("customresourcedefinition %q declares no feature gates (spec.customFeatureGates is empty)", crd.Name)
 	}
-	vi, err := storageIndex(crd)
+	storage, others, err := storageIndex(crd)
 	if err != nil {
 		return nil, err
 	}
+	webhook := crd.Spec.Conversion != nil && crd.Spec.Conversion.Strategy == apiextensionsv1.WebhookConverter
 	// The server defaults an object it reads from storage in the version it is stored in,
 	// the storage version, with that version's schema less the defaults at its disabled
 	// paths (featuregates.Index.WithoutDisabledDefaults, as the server builds it), before it
-	// converts the object to the version asked for. (Objects still stored in an older
-	// version were defaulted with that version's schema: a list does not tell which they
-	// are.)
-	storageDefaults := vi.ix.WithoutDisabledDefaults(vi.schema)
-	report := &UsageReport{CRD: crd.Name, Version: vi.version, Gates: []GateUsage{}}
+	// converts the object to the version asked for. Without a conversion webhook, that only
+	// changes apiVersion. (Objects still stored in an older version were defaulted with that
+	// version's schema: a list does not tell which they are.)
+	storageDefaults := storage.ix.WithoutDisabledDefaults(storage.schema)
+	report := &UsageReport{CRD: crd.Name, Version: storage.version, Gates: []GateUsage{}}
 	for _, g := range crd.Spec.CustomFeatureGates.FeatureGates {
 		if len(want) > 0 && !want[g.Name] {
 			continue
 		}
 		state := gateState(crd, g.Name)
-		u := GateUsage{Gate: g.Name, PreRelease: string(g.PreRelease), State: state, FieldPaths: []string{}, Examples: []string{},
-			defaults: storageDefaults}
-		for _, f := range gateFields(vi, g, state == "enabled") {
-			p, err := featuregates.ParsePath(f.Path)
-			if err != nil || p.IsReserved() {
-				// The server validated the paths and gates neither of these.
-				continue
+		u := GateUsage{Gate: g.Name, PreRelease: string(g.PreRelease), State: state, Examples: []string{},
+			read: storage.version, defaults: storageDefaults}
+		u.FieldPaths, u.paths = usageFields(storage, g, state == "enabled")
+		if len(u.paths) == 0 {
+			// A gate may guard fields of another version only, by that version's marks:
+			// while it is disabled, writes in that version cannot change them.
+			for _, vi := range others {
+				if vi.schemaErr != nil {
+					continue
+				}
+				fields, paths := usageFields(vi, g, state == "enabled")
+				if len(paths) == 0 {
+					continue
+				}
+				u.FieldPaths, u.paths, u.Version = fields, paths, vi.version
+				if webhook {
+					// The webhook converts the object the server defaulted in the storage
+					// version. The values at vi's fields are taken as defaulted by vi's own
+					// schema, with all its defaults (the gate guards no field of the storage
+					// version, so none of them is disabled there): an approximation, which
+					// holds when a field has the same default in both versions.
+					u.read, u.defaults = vi.version, vi.schema
+				}
+				break
 			}
-			u.FieldPaths = append(u.FieldPaths, f.Path)
-			u.paths = append(u.paths, p)
 		}
 		report.Gates = append(report.Gates, u)
 	}
 	return report, nil
 }
 
-// count adds one object to the report: each gate that holds a stored value at one of its
-// fields (storedValueAt) counts it, and names it while it has fewer than examples names.
-func (r *UsageReport) count(obj map[string]interface{}, name string, examples int) {
-	r.Objects++
+// usageFields returns the fields gate g guards in the objects of one version (gateFields),
+// as written and parsed, without those the server does not gate.
+func usageFields(vi versionIndex, g apiextensionsv1.CustomResourceDefinitionFeatureGate, enabled bool) ([]string, []featuregates.Path) {
+	fields := []string{}
+	var paths []featuregates.Path
+	for _, f := range gateFields(vi, g, enabled) {
+		p, err := featuregates.ParsePath(f.Path)
+		if err != nil || p.IsReserved() {
+			// The server validated the paths and gates neither of these.
+			continue
+		}
+		fields = append(fields, f.Path)
+		paths = append(paths, p)
+	}
+	return fields, paths
+}
+
+// count adds one object, as read in version, to the gates of the report that are read in
+// that version: each one that holds a stored value at one of its fields (storedValueAt)
+// counts it, and names it while it has fewer than examples names.
+func (r *UsageReport) count(version string, obj map[string]interface{}, name string, examples int) {
 	for i := range r.Gates {
 		g := &r.Gates[i]
+		if g.read != version {
+			continue
+		}
 		for _, p := range g.paths {
 			if storedValueAt(obj, p, g.defaults) {
 				g.Objects++
@@ -184,10 +242,12 @@ func storageGVR(crd *apiextensionsv1.CustomResourceDefinition, version string) (
 }
 
 // ScanUsage counts, for the CRD's gates named gates (all of them when gates is empty), the
-// objects that hold values at the gate's fields in the storage version, not counting the
-// values that the server's defaulting on read put there. It lists the
-// objects of every namespace in the storage version, opts.ChunkSize at a time, and only
-// reads them. A failed list request fails the scan; the error says how far it got.
+// objects that hold values at the gate's fields in the storage version (or, for a gate that
+// guards none there, in the version GateUsage.Version names), not counting the values that
+// the server's defaulting on read put there. It lists the objects of every namespace in the
+// storage version, opts.ChunkSize at a time, and only reads them; with a conversion webhook,
+// also in each other version that a gate is counted in, after the storage version. A failed
+// list request fails the scan; the error says how far it got.
 func ScanUsage(ctx context.Context, c dynamic.Interface, crd *apiextensionsv1.CustomResourceDefinition, gates []string, opts UsageOptions) (*UsageReport, error) {
 	if opts.ChunkSize < 0 {
 		return nil, fmt.Errorf("--chunk-size must not be negative")
@@ -199,12 +259,41 @@ func ScanUsage(ctx context.Context, c dynamic.Interface, crd *apiextensionsv1.Cu
 	if err != nil {
 		return nil, err
 	}
-	gvr, err := storageGVR(crd, report.Version)
+	// The versions to list: the storage version first, then the others in the CRD's order.
+	reads := map[string]bool{}
+	for _, g := range report.Gates {
+		reads[g.read] = true
+	}
+	versions := []string{report.Version}
+	for _, v := range crd.Spec.Versions {
+		if v.Name != report.Version {
+			versions = append(versions, v.Name)
+		}
+	}
+	first := true
+	for _, version := range versions {
+		if !reads[version] {
+			continue
+		}
+		if err := report.scan(ctx, c, crd, version, first, opts); err != nil {
+			return nil, err
+		}
+		first = false
+	}
+	return report, nil
+}
+
+// scan lists every object of the CRD in version, opts.ChunkSize at a time, and counts them
+// for the gates read in that version. The first scan of a report sets its Objects and
+// ResourceVersion.
+func (r *UsageReport) scan(ctx context.Context, c dynamic.Interface, crd *apiextensionsv1.CustomResourceDefinition, version string, first bool, opts UsageOptions) error {
+	gvr, err := storageGVR(crd, version)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	res := c.Resource(gvr)
 	list := metav1.ListOptions{Limit: opts.ChunkSize}
+	objects := 0
 	for pages := 0; ; {
 		l, err := res.List(ctx, list)
 		if err != nil {
@@ -212,12 +301,12 @@ func ScanUsage(ctx context.Context, c dynamic.Interface, crd *apiextensionsv1.Cu
 			if apierrors.IsResourceExpired(err) {
 				hint = "; the list expired before the scan could finish (the server keeps a list's continue token for a few minutes): run it again, with a larger --chunk-size"
 			}
-			return nil, fmt.Errorf("listing the %s of %s in version %s failed after %s in %d page(s): %w%s",
-				crd.Spec.Names.Plural, crd.Name, report.Version, objectCount(report.Objects), pages, err, hint)
+			return fmt.Errorf("listing the %s of %s in version %s failed after %s in %d page(s): %w%s",
+				crd.Spec.Names.Plural, crd.Name, version, objectCount(objects), pages, err, hint)
 		}
 		pages++
-		if pages == 1 {
-			report.ResourceVersion = l.GetResourceVersion()
+		if pages == 1 && first {
+			r.ResourceVersion = l.GetResourceVersion()
 		}
 		for i := range l.Items {
 			item := &l.Items[i]
@@ -225,15 +314,19 @@ func ScanUsage(ctx context.Context, c dynamic.Interface, crd *apiextensionsv1.Cu
 			if ns := item.GetNamespace(); ns != "" {
 				name = ns + "/" + name
 			}
-			report.count(item.Object, name, opts.Examples)
+			objects++
+			if first {
+				r.Objects++
+			}
+			r.count(version, item.Object, name, opts.Examples)
 		}
 		next := l.GetContinue()
 		if next == "" {
-			return report, nil
+			return nil
 		}
 		if next == list.Continue {
-			return nil, fmt.Errorf("listing the %s of %s: the server returned the same continue token twice, after %s in %d page(s)",
-				crd.Spec.Names.Plural, crd.Name, objectCount(report.Objects), pages)
+			return fmt.Errorf("listing the %s of %s: the server returned the same continue token twice, after %s in %d page(s)",
+				crd.Spec.Names.Plural, crd.Name, objectCount(objects), pages)
 		}
 		list.Continue = next
 	}
@@ -259,9 +352,12 @@ turning a gate off keeps those values, and writes can no longer change or remove
 The objects of every namespace are listed in the CRD's storage version, --chunk-size at a
 time (the pages of one list show the objects as stored at one point in time), and are only
 read. A gate's fields are those it guards in the storage version: its fieldPaths and the
-fields the storage version's schema marks with x-kubernetes-feature-gate. An object counts
-when it holds a value at one of them or below it; under [*], any item of a list or value of
-a map will do. A gate that guards no field of the storage version (one that only CEL rules
+fields the storage version's schema marks with x-kubernetes-feature-gate. A gate that guards
+none there, but that the schema of a served version marks fields with, is counted at the
+fields of the first such version (writes in that version cannot change them while the gate
+is disabled); with a conversion webhook, the objects are listed in that version too. An
+object counts when it holds a value at one of the fields or below it; under [*], any item
+of a list or value of a map will do. A gate that guards no field (one that only CEL rules
 read, say) counts 0.
 
 The server applies the schema's defaults to every object it returns, also at fields the
@@ -316,7 +412,8 @@ func (o *Options) dynamic() (dynamic.Interface, error) {
 }
 
 // printUsageTable prints a line with the number of objects scanned, then one row per gate; the EXAMPLES
-// column only when examples were asked for.
+// column only when examples were asked for; then a note for each gate counted at the fields
+// of a version other than the storage version.
 func printUsageTable(w io.Writer, r *UsageReport, examples bool) error {
 	fmt.Fprintf(w, "# %s, storage version %s: %s scanned\n", r.CRD, r.Version, objectCount(r.Objects))
 	header := "GATE\tSTAGE\tSTATE\tOBJECTS"
@@ -333,21 +430,40 @@ func printUsageTable(w io.Writer, r *UsageReport, examples bool) error {
 			return err
 		}
 	}
+	first := true
+	for _, g := range r.Gates {
+		if g.Version == "" {
+			continue
+		}
+		if first {
+			fmt.Fprintln(w)
+			first = false
+		}
+		if _, err := fmt.Fprintf(w, "# Note: %s guards no field of storage version %s; it is counted at the fields it guards in version %s.\n", g.Gate, r.Version, g.Version); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
-// usageLine is what `disable` prints about the gate's stored values before it acts.
+// usageLine is what `disable` prints about the gate's stored values before it acts. A gate
+// counted at the fields of a version other than the storage version (g.Version) freezes
+// them for writes in that version only.
 func usageLine(g GateUsage, version string) string {
+	in, writes := "", "writes"
+	if g.Version != "" {
+		in, writes = " in version "+g.Version, "writes in version "+g.Version
+	}
 	switch {
 	case len(g.FieldPaths) == 0:
 		return fmt.Sprintf("Feature gate %s guards no field of storage version %s: no stored value is frozen.", g.Gate, version)
 	case g.Objects == 0:
-		return fmt.Sprintf("No object holds a value at the fields of %s.", g.Gate)
+		return fmt.Sprintf("No object holds a value at the fields of %s%s.", g.Gate, in)
 	}
 	verb := "hold"
 	if g.Objects == 1 {
 		verb = "holds"
 	}
-	return fmt.Sprintf("%s %s values at the fields of %s (examples: %s); they are kept, and writes can no longer change them.",
-		objectCount(g.Objects), verb, g.Gate, strings.Join(g.Examples, ", "))
+	return fmt.Sprintf("%s %s values at the fields of %s%s (examples: %s); they are kept, and %s can no longer change them.",
+		objectCount(g.Objects), verb, g.Gate, in, strings.Join(g.Examples, ", "), writes)
 }

@@ -555,6 +555,26 @@ customresourcedefinition.apiextensions.k8s.io/widgets.example.com: feature gate 
 		wantRequests: []string{`v1 limit=500 continue=""`},
 		wantDisabled: true,
 	}, {
+		name: "a gate marked only in a version that is not the storage version",
+		crd:  hostCRD(apiextensionsv1.NoneConverter),
+		objs: hosts(),
+		args: []string{"disable", "widgets.example.com", "HostGate", "--method=patch"},
+		want: `2 objects hold values at the fields of HostGate in version v1 (examples: a/host, b/host-image); they are kept, and writes in version v1 can no longer change them.
+customresourcedefinition.apiextensions.k8s.io/widgets.example.com: feature gate HostGate disabled (JSON patch guarded by the gate's name, field manager cluster-admin); state: disabled
+`,
+		wantRequests: []string{`v2 limit=500 continue=""`},
+		wantDisabled: true,
+	}, {
+		name: "a gate marked only in a version that is not the storage version, no object",
+		crd:  hostCRD(apiextensionsv1.WebhookConverter),
+		objs: hosts()[1:2],
+		args: []string{"disable", "widgets.example.com", "HostGate", "--method=patch"},
+		want: `No object holds a value at the fields of HostGate in version v1.
+customresourcedefinition.apiextensions.k8s.io/widgets.example.com: feature gate HostGate disabled (JSON patch guarded by the gate's name, field manager cluster-admin); state: disabled
+`,
+		wantRequests: []string{`v1 limit=500 continue=""`},
+		wantDisabled: true,
+	}, {
 		name:    "a stable gate is refused before anything is listed",
 		crd:     databaseCRD(),
 		args:    []string{"disable", "databases.gates.example.com", "TagsGate"},
@@ -678,8 +698,29 @@ func defaultedWidgets() []*unstructured.Unstructured {
 	}
 }
 
+// hostCRD marks .spec.host with HostGate in v1 only; the storage version v2 has the field
+// unmarked, and marks .spec.image with ImageGate.
+func hostCRD(strategy apiextensionsv1.ConversionStrategyType) *apiextensionsv1.CustomResourceDefinition {
+	return versionsCRD(strategy, []apiextensionsv1.CustomResourceDefinitionFeatureGate{
+		{Name: "HostGate", PreRelease: "beta"},
+		{Name: "ImageGate", PreRelease: "beta"},
+	},
+		object(props{"host": marked(scalar("string"), "HostGate"), "image": scalar("string")}),
+		object(props{"host": scalar("string"), "image": marked(scalar("string"), "ImageGate")}))
+}
+
+// hosts are objects of hostCRD.
+func hosts() []*unstructured.Unstructured {
+	return []*unstructured.Unstructured{
+		cr("widgets", "a", "host", `{"host": "h"}`),
+		cr("widgets", "a", "image", `{"image": "i"}`),
+		cr("widgets", "b", "host-image", `{"host": "", "image": "j"}`),
+	}
+}
+
 // TestUsageCountsStoredValues checks that usage counts the values stored in etcd, although
-// a LIST returns the objects with the schema's defaults applied.
+// a LIST returns the objects with the schema's defaults applied, and the fields a gate guards
+// in a served version when it guards none in the storage version.
 func TestUsageCountsStoredValues(t *testing.T) {
 	backupOffCRD := defaultsCRD()
 	backupOffCRD.Spec.CustomFeatureGates.FeatureGates[2].Enabled = ptr(false)
@@ -734,6 +775,62 @@ LimitsGate     beta    enabled   0         <none>
 GATE         STAGE   STATE      OBJECTS   EXAMPLES
 BackupGate   beta    disabled   2         a/backup, a/backup-window
 WindowGate   beta    enabled    1         a/backup-window
+`,
+		wantRequests: []string{`v1 limit=500 continue=""`},
+	}, {
+		name: "a gate marked only in v1, without a conversion webhook: its v1 fields, in the objects read in v2",
+		crd:  hostCRD(apiextensionsv1.NoneConverter),
+		objs: hosts(),
+		want: `# widgets.example.com, storage version v2: 3 objects scanned
+GATE        STAGE   STATE     OBJECTS   EXAMPLES
+HostGate    beta    enabled   2         a/host, b/host-image
+ImageGate   beta    enabled   2         a/image, b/host-image
+
+# Note: HostGate guards no field of storage version v2; it is counted at the fields it guards in version v1.
+`,
+		wantRequests: []string{`v2 limit=500 continue=""`},
+	}, {
+		name: "a gate marked only in v1, with a conversion webhook: its v1 fields, in the objects read in v1",
+		crd:  hostCRD(apiextensionsv1.WebhookConverter),
+		objs: hosts(),
+		args: []string{"--chunk-size=2"},
+		want: `# widgets.example.com, storage version v2: 3 objects scanned
+GATE        STAGE   STATE     OBJECTS   EXAMPLES
+HostGate    beta    enabled   2         a/host, b/host-image
+ImageGate   beta    enabled   2         a/image, b/host-image
+
+# Note: HostGate guards no field of storage version v2; it is counted at the fields it guards in version v1.
+`,
+		wantRequests: []string{`v2 limit=2 continue=""`, `v2 limit=2 continue="2"`, `v1 limit=2 continue=""`, `v1 limit=2 continue="2"`},
+	}, {
+		name: "a gate marked only in v1, with a conversion webhook, alone: one list, in v1",
+		crd:  hostCRD(apiextensionsv1.WebhookConverter),
+		objs: hosts(),
+		args: []string{"HostGate", "-o", "json"},
+		want: `{
+    "apiVersion": "featuregates.kubectl.k8s.io/v1alpha1",
+    "crd": "widgets.example.com",
+    "gates": [
+        {
+            "examples": [
+                "a/host",
+                "b/host-image"
+            ],
+            "fieldPaths": [
+                ".spec.host"
+            ],
+            "gate": "HostGate",
+            "objects": 2,
+            "preRelease": "beta",
+            "state": "enabled",
+            "version": "v1"
+        }
+    ],
+    "kind": "FeatureGateUsage",
+    "objects": 3,
+    "resourceVersion": "2608",
+    "version": "v2"
+}
 `,
 		wantRequests: []string{`v1 limit=500 continue=""`},
 	}}
