@@ -300,3 +300,154 @@ feed:
 		objects, workers, created.Round(100*time.Millisecond), took.Round(10*time.Millisecond), tookAfter.Round(10*time.Millisecond),
 		disableTook.Round(10*time.Millisecond), got["ReplicasGate"].Objects, got["TierGate"].Objects)
 }
+
+// usageDefaultsCRD has two gates, both alpha and off, whose fields have schema defaults:
+// ReplicasGate guards .spec.replicas (default 1), PoolSizeGate .spec.pools[*].size
+// (default 3, in each item).
+func usageDefaultsCRD() *apiextensionsv1.CustomResourceDefinition {
+	pool := apiextensionsv1.JSONSchemaProps{Type: "object", Properties: map[string]apiextensionsv1.JSONSchemaProps{
+		"name": {Type: "string"},
+		"size": {Type: "integer", Default: &apiextensionsv1.JSON{Raw: []byte(`3`)}},
+	}}
+	return &apiextensionsv1.CustomResourceDefinition{
+		ObjectMeta: metav1.ObjectMeta{Name: "usagedefaults." + usageGroup},
+		Spec: apiextensionsv1.CustomResourceDefinitionSpec{
+			Group: usageGroup,
+			Names: apiextensionsv1.CustomResourceDefinitionNames{Plural: "usagedefaults", Singular: "usagedefault", Kind: "UsageDefault", ListKind: "UsageDefaultList"},
+			Scope: apiextensionsv1.NamespaceScoped,
+			Versions: []apiextensionsv1.CustomResourceDefinitionVersion{{
+				Name: "v1", Served: true, Storage: true,
+				Schema: &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: &apiextensionsv1.JSONSchemaProps{
+					Type: "object",
+					Properties: map[string]apiextensionsv1.JSONSchemaProps{"spec": {Type: "object", Properties: map[string]apiextensionsv1.JSONSchemaProps{
+						"image":    {Type: "string"},
+						"replicas": {Type: "integer", Default: &apiextensionsv1.JSON{Raw: []byte(`1`)}},
+						"pools":    {Type: "array", Items: &apiextensionsv1.JSONSchemaPropsOrArray{Schema: &pool}},
+					}}},
+				}},
+			}},
+			CustomFeatureGates: &apiextensionsv1.CustomResourceDefinitionFeatureGates{FeatureGates: []apiextensionsv1.CustomResourceDefinitionFeatureGate{
+				{Name: "ReplicasGate", PreRelease: "alpha", FieldPaths: []string{".spec.replicas"}},
+				{Name: "PoolSizeGate", PreRelease: "alpha", FieldPaths: []string{".spec.pools[*].size"}},
+			}},
+		},
+	}
+}
+
+// TestFeatureGatesUsageDefaults checks that `kubectl featuregates usage` counts what etcd
+// holds, although the server applies the schema's defaults to every object it lists: objects
+// written while a defaulted gated field's gate was off hold no value there, so once the gate
+// is on, and the server defaults the field on read, they are still not counted.
+func TestFeatureGatesUsageDefaults(t *testing.T) {
+	const before, after = 7, 2
+	c := clientsFor(t, controlPlane.Kubeconfig)
+	etcd := etcdClient(t)
+	crd := usageDefaultsCRD()
+	gvr := createAndWait(t, c, crd)
+	t.Cleanup(func() {
+		err := c.apiext.ApiextensionsV1().CustomResourceDefinitions().Delete(context.Background(), crd.Name, metav1.DeleteOptions{})
+		if err != nil && !apierrors.IsNotFound(err) {
+			t.Errorf("deleting %s: %v", crd.Name, err)
+		}
+	})
+	create := func(name string, spec map[string]interface{}) {
+		t.Helper()
+		obj := &unstructured.Unstructured{Object: map[string]interface{}{
+			"apiVersion": usageGroup + "/v1", "kind": "UsageDefault",
+			"metadata": map[string]interface{}{"name": name, "namespace": "default"},
+			"spec":     spec,
+		}}
+		if _, err := c.dynamic.Resource(gvr).Namespace("default").Create(context.Background(), obj, metav1.CreateOptions{}); err != nil {
+			t.Fatalf("creating %s: %v", name, err)
+		}
+	}
+	// stored counts, straight from etcd, the objects with a value at .spec.replicas and at
+	// .spec.pools[*].size.
+	stored := func() (objects, replicas, sizes int) {
+		t.Helper()
+		prefix := fmt.Sprintf("/registry/%s/%s/", usageGroup, crd.Spec.Names.Plural)
+		resp, err := etcd.Get(context.Background(), prefix, clientv3.WithPrefix())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, kv := range resp.Kvs {
+			var obj struct {
+				Spec map[string]interface{} `json:"spec"`
+			}
+			if err := json.Unmarshal(kv.Value, &obj); err != nil {
+				t.Fatalf("stored %s is not JSON: %v", kv.Key, err)
+			}
+			objects++
+			if _, ok := obj.Spec["replicas"]; ok {
+				replicas++
+			}
+			pools, _ := obj.Spec["pools"].([]interface{})
+			for _, p := range pools {
+				if _, ok := p.(map[string]interface{})["size"]; ok {
+					sizes++
+					break
+				}
+			}
+		}
+		return objects, replicas, sizes
+	}
+	usage := func() map[string]int {
+		t.Helper()
+		r := mustFeaturegates(t, "usage", crd.Name, "-o", "json")
+		var report usageReport
+		if err := json.Unmarshal([]byte(r.stdout), &report); err != nil {
+			t.Fatalf("usage -o json printed no JSON: %v\n%s", err, r.stdout)
+		}
+		got := map[string]int{"objects": report.Objects}
+		for _, g := range report.Gates {
+			got[g.Gate] = g.Objects
+		}
+		return got
+	}
+
+	// Written while both gates are off: the server drops the values, and stores no default.
+	for i := 0; i < before; i++ {
+		create(fmt.Sprintf("off-%d", i), map[string]interface{}{
+			"image": fmt.Sprintf("img-%d", i), "replicas": int64(5), "pools": []interface{}{map[string]interface{}{"name": "p", "size": int64(7)}},
+		})
+	}
+	c.warnings.Take()
+	if objects, replicas, sizes := stored(); objects != before || replicas != 0 || sizes != 0 {
+		t.Fatalf("etcd holds %d objects, %d with replicas, %d with a pool size; want %d, 0, 0", objects, replicas, sizes, before)
+	}
+
+	mustFeaturegates(t, "enable", crd.Name, "ReplicasGate")
+	mustFeaturegates(t, "enable", crd.Name, "PoolSizeGate")
+	// The server now defaults both fields when it reads the objects.
+	featuregatetest.WaitFor(t, 30*time.Second, "the defaults of the enabled gates on read", func() bool {
+		u, err := c.dynamic.Resource(gvr).Namespace("default").Get(context.Background(), "off-0", metav1.GetOptions{})
+		if err != nil {
+			return false
+		}
+		replicas, _, _ := unstructured.NestedInt64(u.Object, "spec", "replicas")
+		pools, _, _ := unstructured.NestedSlice(u.Object, "spec", "pools")
+		return replicas == 1 && len(pools) == 1 && pools[0].(map[string]interface{})["size"] == int64(3)
+	})
+	if diff := cmp.Diff(map[string]int{"objects": before, "ReplicasGate": 0, "PoolSizeGate": 0}, usage()); diff != "" {
+		t.Errorf("usage after enable, of %d objects that hold no gated value in etcd (-want +got):\n%s", before, diff)
+	}
+
+	// Written with the gates on: values other than the defaults are stored and counted.
+	for i := 0; i < after; i++ {
+		create(fmt.Sprintf("on-%d", i), map[string]interface{}{
+			"image": "img", "replicas": int64(5), "pools": []interface{}{map[string]interface{}{"name": "p"}, map[string]interface{}{"name": "q", "size": int64(7)}},
+		})
+	}
+	objects, replicas, sizes := stored()
+	if objects != before+after || replicas != after || sizes != after {
+		t.Fatalf("etcd holds %d objects, %d with replicas, %d with a pool size; want %d, %d, %d", objects, replicas, sizes, before+after, after, after)
+	}
+	if diff := cmp.Diff(map[string]int{"objects": objects, "ReplicasGate": replicas, "PoolSizeGate": sizes}, usage()); diff != "" {
+		t.Errorf("usage, etcd (-) against the plugin (+):\n%s", diff)
+	}
+	r := mustFeaturegates(t, "disable", crd.Name, "ReplicasGate")
+	want := fmt.Sprintf("%d objects hold values at the fields of ReplicasGate (examples: default/on-0, default/on-1); they are kept, and writes can no longer change them.", after)
+	if first, _, _ := strings.Cut(r.stdout, "\n"); first != want {
+		t.Errorf("disable printed:\n%s\nwant its first line to be:\n%s", r.stdout, want)
+	}
+}
