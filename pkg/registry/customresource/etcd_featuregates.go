@@ -21,6 +21,7 @@ import (
 
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/featuregates"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	genericregistry "k8s.io/apiserver/pkg/registry/generic/registry"
 	"k8s.io/apiserver/pkg/registry/rest"
@@ -132,24 +133,52 @@ func (w *gatedWrite) updateValidation(next rest.ValidateObjectUpdateFunc) rest.V
 	}
 }
 
+// fieldGatesOf returns the field gating of a store's strategy; nil when it has none.
+func fieldGatesOf(strategy interface{}) *FieldGates {
+	switch s := strategy.(type) {
+	case customResourceStrategy:
+		return s.fieldGates
+	case statusStrategy:
+		return s.fieldGates
+	}
+	return nil
+}
+
 // gatesWrites reports whether a store's strategy acts on writes: its CRD has an effectively
 // disabled path or a deprecated gate. Otherwise gating does nothing, and writes take
 // upstream's path with no bookkeeping (the fast path).
 func gatesWrites(strategy interface{}) bool {
-	var g *FieldGates
-	switch s := strategy.(type) {
-	case customResourceStrategy:
-		g = s.fieldGates
-	case statusStrategy:
-		g = s.fieldGates
-	}
+	g := fieldGatesOf(strategy)
 	return g != nil && g.acts
+}
+
+// ownershipKeepingObjectInfo is the updated object of a gated update with its managedFields
+// made to follow gating (FieldGates.keepGatedOwnership). The field manager has computed
+// them by the time the handler's UpdatedObject returns, and the strategy, which gates the
+// values, runs after it.
+type ownershipKeepingObjectInfo struct {
+	rest.UpdatedObjectInfo
+	gates *FieldGates
+}
+
+func (i ownershipKeepingObjectInfo) UpdatedObject(ctx context.Context, oldObj runtime.Object) (runtime.Object, error) {
+	obj, err := i.UpdatedObjectInfo.UpdatedObject(ctx, oldObj)
+	if err != nil {
+		return obj, err
+	}
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		i.gates.keepGatedOwnership(u, oldObj)
+	}
+	return obj, nil
 }
 
 // Create is the store's Create; when gating acts on writes, it is a gated write.
 func (r *REST) Create(ctx context.Context, obj runtime.Object, createValidation rest.ValidateObjectFunc, options *metav1.CreateOptions) (runtime.Object, error) {
 	if !gatesWrites(r.Store.CreateStrategy) {
 		return r.Store.Create(ctx, obj, createValidation, options)
+	}
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		fieldGatesOf(r.Store.CreateStrategy).keepGatedOwnership(u, nil)
 	}
 	w := &gatedWrite{dryRun: options != nil && dryrun.IsDryRun(options.DryRun)}
 	out, err := r.Store.Create(context.WithValue(ctx, gatedWriteKey{}, w), obj, w.createValidation(createValidation), options)
@@ -168,6 +197,7 @@ func gatedUpdate(ctx context.Context, store *genericregistry.Store, name string,
 	if !gatesWrites(store.UpdateStrategy) {
 		return store.Update(ctx, name, objInfo, createValidation, updateValidation, forceAllowCreate, options)
 	}
+	objInfo = ownershipKeepingObjectInfo{UpdatedObjectInfo: objInfo, gates: fieldGatesOf(store.UpdateStrategy)}
 	w := &gatedWrite{dryRun: options != nil && dryrun.IsDryRun(options.DryRun)}
 	out, created, err := store.Update(context.WithValue(ctx, gatedWriteKey{}, w), name, objInfo,
 		w.createValidation(createValidation), w.updateValidation(updateValidation), forceAllowCreate, options)
