@@ -290,10 +290,18 @@ func run(t *testing.T, binDir, stockAPIServer, gw, channel string, s setup) *out
 	return res
 }
 
-// mergeChannels writes the gated CRD set of a release's two channels into a directory.
+// mergeChannels writes the gated CRD set of a release's two channels into a directory, with
+// examples/gateway-api/gates/<version>.yaml as the --gates file when the release has one.
 func mergeChannels(t *testing.T, crdDir string) string {
 	t.Helper()
-	res, err := channels.Merge(filepath.Join(crdDir, "standard"), filepath.Join(crdDir, "experimental"), nil)
+	var cfg *channels.Config
+	if p := filepath.Join("..", "..", "examples", "gateway-api", "gates", gatewayAPIVersion()+".yaml"); fileExists(p) {
+		var err error
+		if cfg, err = channels.LoadConfig(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := channels.Merge(filepath.Join(crdDir, "standard"), filepath.Join(crdDir, "experimental"), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -304,6 +312,11 @@ func mergeChannels(t *testing.T, crdDir string) string {
 		}
 	}
 	return dir
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
 }
 
 // enableAllGates sets enabled: true on every gate of a CRD manifest.

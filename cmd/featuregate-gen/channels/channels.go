@@ -30,6 +30,15 @@ limitations under the License.
 //     experimental one's while it is on. The native keyword keeps the looser of the two
 //     bounds, so that CEL cost estimates stay bounded.
 //
+// One feature is one gate. A new field is a feature; an enum value that names a new field
+// of the object that holds the enum (CORS, and cors), and a rule whose identifiers name new
+// fields below its node (self.cors, or 'CORS'), up to case, belong to that field's gate. The
+// same new field of one type used at several places (holding objects with the same schema
+// in each channel) is one feature too. A rule that names the fields of two gates fails the
+// run, unless --gates gives them one gate or covers the rule's node; a --gates name that a
+// generated name collides with fails it as well. Other differences get the gate of their
+// node, or the --gates gate that covers it.
+//
 // A CRD, or a version, that only the experimental channel ships cannot be gated: it is
 // copied as it is and reported. Other differences (a type, a format, a default, list
 // semantics) are reported as notes, and the experimental schema's value is kept.
@@ -37,6 +46,7 @@ package channels
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"os"
@@ -53,7 +63,9 @@ import (
 
 // Config is the --gates file: gate names and the paths each gate groups, per CRD. A
 // difference at or below a configured path belongs to that gate (the longest configured path
-// wins); other differences get a gate of their own, named after the kind and the path.
+// wins), and so do the enum values and rules that name a field it covers; other differences
+// get the gate of their feature, named after the kind and the path. A configured name must
+// not be one that the generator gives to a path it does not cover.
 type Config struct {
 	CRDs map[string]CRDConfig `json:"crds"`
 }
@@ -81,17 +93,31 @@ func LoadConfig(path string) (*Config, error) {
 	if err := yaml.UnmarshalStrict(data, &c); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	for crd, cc := range c.CRDs {
-		for _, g := range cc.Gates {
+	for _, crd := range sortedCRDs(c.CRDs) {
+		names := sets.New[string]()
+		for _, g := range c.CRDs[crd].Gates {
 			if !validGateName(g.Name) {
 				return nil, fmt.Errorf("%s: crds[%s]: gate name %q is not UpperCamelCase ([A-Z][A-Za-z0-9]*, at most 63 characters)", path, crd, g.Name)
 			}
 			if len(g.Paths) == 0 {
 				return nil, fmt.Errorf("%s: crds[%s]: gate %s has no paths", path, crd, g.Name)
 			}
+			if names.Has(g.Name) {
+				return nil, fmt.Errorf("%s: crds[%s]: gate %s is listed twice; list all its paths under one entry", path, crd, g.Name)
+			}
+			names.Insert(g.Name)
 		}
 	}
 	return &c, nil
+}
+
+func sortedCRDs(m map[string]CRDConfig) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // MappingRow is one gated difference: which gate guards what, where.
@@ -140,6 +166,7 @@ func Merge(standardDir, experimentalDir string, cfg *Config) (*Result, error) {
 	for n := range exp {
 		names.Insert(n)
 	}
+	var errs []error
 	for _, name := range sets.List(names) {
 		s, e := std[name], exp[name]
 		var out *apiextensionsv1.CustomResourceDefinition
@@ -153,14 +180,19 @@ func Merge(standardDir, experimentalDir string, cfg *Config) (*Result, error) {
 			res.Copied = append(res.Copied, name)
 		default:
 			m := &merger{name: name, kind: e.crd.Spec.Names.Kind, cfg: cfg.CRDs[name], res: res,
-				gates: map[string]*apiextensionsv1.CustomResourceDefinitionFeatureGate{}, storagePaths: sets.New[string]()}
+				gates: map[string]*apiextensionsv1.CustomResourceDefinitionFeatureGate{}, storagePaths: sets.New[string](),
+				reported: sets.New[string]()}
 			out, file = m.crd(s.crd, e.crd), e.file
+			errs = append(errs, m.errs...)
 		}
 		content, err := marshalCRD(out)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 		res.Files = append(res.Files, File{Name: file, Content: content})
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
 	}
 	sort.Slice(res.Files, func(i, j int) bool { return res.Files[i].Name < res.Files[j].Name })
 	return res, nil
@@ -259,6 +291,24 @@ type merger struct {
 	storagePaths sets.Set[string]
 	version      string
 	storage      bool
+	// newFields are the fields that only the experimental schema of the version being merged
+	// has: the features that enum values and rules are grouped with.
+	newFields []newField
+	// typeFeature is the gate name of each new field that a type has at several places.
+	typeFeature map[string]string
+	// errs are the differences that cannot be gated as they are (a rule that mixes two
+	// features, a --gates name that a generated name collides with); reported records the
+	// ones already in errs.
+	errs     []error
+	reported sets.Set[string]
+}
+
+func (m *merger) fail(format string, args ...interface{}) {
+	msg := fmt.Sprintf("%s %s: ", m.name, m.version) + fmt.Sprintf(format, args...)
+	if !m.reported.Has(msg) {
+		m.reported.Insert(msg)
+		m.errs = append(m.errs, errors.New(msg))
+	}
 }
 
 func (m *merger) note(format string, args ...interface{}) {
@@ -293,6 +343,10 @@ func (m *merger) crd(s, e *apiextensionsv1.CustomResourceDefinition) *apiextensi
 			continue
 		}
 		m.version, m.storage = v.Name, v.Storage
+		m.newFields, m.typeFeature = nil, nil
+		if sv.Schema != nil && v.Schema != nil && sv.Schema.OpenAPIV3Schema != nil && v.Schema.OpenAPIV3Schema != nil {
+			m.collectNewFields(sv.Schema.OpenAPIV3Schema, v.Schema.OpenAPIV3Schema)
+		}
 		if sv.Storage != v.Storage || sv.Served != v.Served {
 			m.note("served or storage differs between the channels; the experimental channel's is kept")
 		}
@@ -327,17 +381,22 @@ func (m *merger) crd(s, e *apiextensionsv1.CustomResourceDefinition) *apiextensi
 	return out
 }
 
-// gate returns the gate of a difference at path, declaring it on first use. A gated field
-// (what == "field") adds path to the gate's fieldPaths, in the storage version only; a field
-// of another version that the storage version does not have is reported, and gets no gate.
-func (m *merger) gate(path, what string) string {
-	if what == "field" && !m.storage && !m.storagePaths.Has(path) {
+// gateField gates the new field at path: its gate (see fieldGate) is declared on first use,
+// and path is added to its fieldPaths, in the storage version only. A field of another
+// version that the storage version does not have is reported, and gets no gate.
+func (m *merger) gateField(path string) {
+	if !m.storage && !m.storagePaths.Has(path) {
 		// Gate paths are paths in the storage version: a field that only this version has
 		// cannot be one.
 		m.note("%s: only in the experimental channel, but not in the storage version's schema; not gated in this version", path)
-		return ""
+		return
 	}
-	name, stage := "", ""
+	name, stage := m.fieldGate(path)
+	m.declare(name, stage, path, "field")
+}
+
+// configured returns the --gates gate whose paths cover path (the longest path wins), or "".
+func (m *merger) configured(path string) (name, stage string) {
 	best := -1
 	for _, g := range m.cfg.Gates {
 		for _, p := range g.Paths {
@@ -346,12 +405,38 @@ func (m *merger) gate(path, what string) string {
 			}
 		}
 	}
-	if name == "" {
-		name = m.defaultName(path)
-	}
-	if stage == "" {
+	if name != "" && stage == "" {
 		stage = "alpha"
 	}
+	return name, stage
+}
+
+// nameOf is the gate of path by its own place: the configured gate that covers it, else the
+// name generated from the kind and the path. A generated name that a --gates gate already
+// has is an error, not a merge of two gates.
+func (m *merger) nameOf(path string) (name, stage string) {
+	if name, stage := m.configured(path); name != "" {
+		return name, stage
+	}
+	name = m.defaultName(path)
+	m.checkGenerated(name, path)
+	return name, "alpha"
+}
+
+// checkGenerated fails when name, generated for path, is the name of a --gates gate.
+func (m *merger) checkGenerated(name, path string) {
+	for _, g := range m.cfg.Gates {
+		if g.Name == name {
+			m.fail("gate %s of --gates (paths %s) is also the name generated for %s, which none of its paths covers; rename the gate, or add %s to its paths",
+				name, strings.Join(g.Paths, ", "), path, path)
+		}
+	}
+}
+
+// declare declares gate name on first use and records a difference of kind what at path in
+// the mapping. A gated field (what == "field") in the storage version adds path to the
+// gate's fieldPaths.
+func (m *merger) declare(name, stage, path, what string) {
 	g, ok := m.gates[name]
 	if !ok {
 		g = &apiextensionsv1.CustomResourceDefinitionFeatureGate{Name: name, PreRelease: apiextensionsv1.CustomFeatureGatePreRelease(stage)}
@@ -362,7 +447,6 @@ func (m *merger) gate(path, what string) string {
 		m.storagePaths.Insert(path)
 	}
 	m.res.Mapping = append(m.res.Mapping, MappingRow{CRD: m.name, Version: m.version, Gate: name, Path: path, What: what})
-	return name
 }
 
 // defaultName is the gate name of a path no configured gate covers: the kind and the

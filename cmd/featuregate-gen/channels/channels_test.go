@@ -152,8 +152,8 @@ func TestMerge(t *testing.T) {
 	expRules := `            x-kubernetes-validations:
             - rule: "!has(self.items) || size(self.items) > 0"
               message: items must not be empty
-            - rule: "!has(self.tls) || has(self.retry)"
-              message: tls needs retry
+            - rule: "!has(self.tls) || self.name != 'local'"
+              message: tls needs a name
             required: [name, mode]
 `
 	onlyExpVersion := `  - name: v2alpha1
@@ -203,8 +203,9 @@ func TestMerge(t *testing.T) {
 		}
 		gates = append(gates, g.Name+"="+strings.Join(g.FieldPaths, ","))
 	}
-	// Fields only the experimental channel has: one gate each. Validations that differ at
-	// .spec (a rule, a required field) share the gate of .spec; the others have their node's.
+	// Fields only the experimental channel has: one gate each. A rule that mentions one of
+	// them has its gate; the validations that differ at .spec and mention none (a rule, a
+	// required field) share the gate of .spec; the others have their node's.
 	if diff := cmp.Diff([]string{
 		"WidgetMode=",
 		"WidgetName=",
@@ -236,7 +237,7 @@ func TestMerge(t *testing.T) {
 	}{
 		{".spec", []string{
 			"!has(self.items) || size(self.items) > 0",
-			"!featureGates.WidgetSpec || (!has(self.tls) || has(self.retry))",
+			"!featureGates.WidgetTls || (!has(self.tls) || self.name != 'local')",
 			"featureGates.WidgetSpec || (self.name != 'forbidden')",
 			"!featureGates.WidgetSpec || has(self.mode)",
 		}},
@@ -269,7 +270,7 @@ func TestMerge(t *testing.T) {
 		"WidgetPort maximum .spec.port",
 		"WidgetRetry field .spec.retry",
 		"WidgetTls field .spec.tls",
-		"WidgetSpec rule .spec",
+		"WidgetTls rule .spec",
 		"WidgetSpec rule .spec",
 		"WidgetSpec required .spec",
 	}, mapping); diff != "" {
@@ -341,6 +342,7 @@ func TestLoadConfigErrors(t *testing.T) {
 		{"bad name", "crds:\n  a.b:\n    gates:\n    - name: lower\n      paths: [.spec.x]\n", `gate name "lower" is not UpperCamelCase`},
 		{"no paths", "crds:\n  a.b:\n    gates:\n    - name: G\n", "gate G has no paths"},
 		{"unknown field", "crds:\n  a.b:\n    gates:\n    - name: G\n      path: [.spec.x]\n", `unknown field "path"`},
+		{"a name twice", "crds:\n  a.b:\n    gates:\n    - name: G\n      paths: [.spec.x]\n    - name: G\n      paths: [.spec.y]\n", "gate G is listed twice"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := filepath.Join(t.TempDir(), "gates.yaml")

@@ -37,7 +37,8 @@ func TestMergeGatewayAPIReleases(t *testing.T) {
 		t.Run(version, func(t *testing.T) {
 			dir := filepath.Join(featuregatetest.ModuleDir(t, "sigs.k8s.io/gateway-api@"+version), "config", "crd")
 			std, exp := filepath.Join(dir, "standard"), filepath.Join(dir, "experimental")
-			res, err := Merge(std, exp, nil)
+			cfg := gatewayAPIGates(t, version)
+			res, err := Merge(std, exp, cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -54,7 +55,7 @@ func TestMergeGatewayAPIReleases(t *testing.T) {
 			for _, f := range res.Files {
 				validate(t, decode(t, f.Content))
 			}
-			again, err := Merge(std, exp, nil)
+			again, err := Merge(std, exp, cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -68,11 +69,26 @@ func TestMergeGatewayAPIReleases(t *testing.T) {
 	}
 }
 
+// gatewayAPIGates is the --gates file of a Gateway API release,
+// examples/gateway-api/gates/<version>.yaml, or nil when the release needs none.
+func gatewayAPIGates(t *testing.T, version string) *Config {
+	t.Helper()
+	p := filepath.Join("..", "..", "..", "examples", "gateway-api", "gates", version+".yaml")
+	if _, err := os.Stat(p); os.IsNotExist(err) {
+		return nil
+	}
+	cfg, err := LoadConfig(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
 // examples/gateway-api/crds is what `make gateway-api-crds` writes: the generator run on
 // Gateway API v1.4.0, unchanged.
 func TestGatewayAPIExampleUpToDate(t *testing.T) {
 	dir := filepath.Join(featuregatetest.ModuleDir(t, "sigs.k8s.io/gateway-api@v1.4.0"), "config", "crd")
-	res, err := Merge(filepath.Join(dir, "standard"), filepath.Join(dir, "experimental"), nil)
+	res, err := Merge(filepath.Join(dir, "standard"), filepath.Join(dir, "experimental"), gatewayAPIGates(t, "v1.4.0"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -55,7 +55,7 @@ func (m *merger) schema(s, e *apiextensionsv1.JSONSchemaProps, path string) {
 		child := path + "." + name
 		sp, ok := s.Properties[name]
 		if !ok {
-			m.gate(child, "field")
+			m.gateField(child)
 			continue
 		}
 		ep := e.Properties[name]
@@ -109,13 +109,13 @@ func (m *merger) required(s, e *apiextensionsv1.JSONSchemaProps, path string) {
 	e.Required = both
 	for _, f := range sets.List(std.Difference(exp)) {
 		if cf := m.requiredField(path, f); cf != "" {
-			gate := m.gate(m.fieldOrNode(path, f, s, e), "required")
+			gate := m.requiredGate(path, f, s, e)
 			m.addRule(e, offRule(gate, "has(self."+cf+")"), "Required value", "."+f)
 		}
 	}
 	for _, f := range sets.List(exp.Difference(std)) {
 		if cf := m.requiredField(path, f); cf != "" {
-			gate := m.gate(m.fieldOrNode(path, f, s, e), "required")
+			gate := m.requiredGate(path, f, s, e)
 			m.addRule(e, onRule(gate, "has(self."+cf+")"), "Required value", "."+f)
 		}
 	}
@@ -130,15 +130,17 @@ func (m *merger) requiredField(path, f string) string {
 	return cf
 }
 
-// fieldOrNode is where a required-field difference belongs: to the field's own gate when
-// the field is experimental only, else to the node.
-func (m *merger) fieldOrNode(path, field string, s, e *apiextensionsv1.JSONSchemaProps) string {
+// requiredGate is the gate of a required-field difference, declared: the field's own gate
+// when the field is experimental only, else the node's.
+func (m *merger) requiredGate(path, field string, s, e *apiextensionsv1.JSONSchemaProps) string {
 	_, inStd := s.Properties[field]
 	_, inExp := e.Properties[field]
 	if inExp && !inStd {
-		return path + "." + field
+		name, stage := m.fieldGate(path + "." + field)
+		m.declare(name, stage, path+"."+field, "required")
+		return name
 	}
-	return nodePath(path)
+	return m.nodeGate(nodePath(path), "required", nil, nil)
 }
 
 func nodePath(path string) string {
@@ -150,13 +152,39 @@ func nodePath(path string) string {
 
 // enum gates enum values that only one channel allows: the native enum is the union (or
 // none, when one channel allows any value), and a rule checks each channel's values where
-// the native enum does not.
+// the native enum does not. A value that names a new field beside the node (CORS, and a new
+// field cors) belongs to that field's gate, so one enum can read several gates.
 func (m *merger) enum(s, e *apiextensionsv1.JSONSchemaProps, path string) {
 	std, exp := enumSet(s.Enum), enumSet(e.Enum)
 	if std.Equal(exp) {
 		return
 	}
-	gate := m.gate(nodePath(path), "enum")
+	node := nodePath(path)
+	// added are the values only the experimental channel allows, removed the ones only the
+	// standard channel allows, by gate.
+	added, removed := map[string][]apiextensionsv1.JSON{}, map[string][]apiextensionsv1.JSON{}
+	gates := sets.New[string]()
+	if len(s.Enum) == 0 || len(e.Enum) == 0 {
+		// One channel allows any value: not a value's feature, the node's.
+		gate := m.nodeGate(node, "enum", nil, nil)
+		added[gate], removed[gate] = nil, nil
+	} else {
+		group := func(values []apiextensionsv1.JSON, other sets.Set[string], into map[string][]apiextensionsv1.JSON) {
+			for _, v := range values {
+				if other.Has(string(v.Raw)) {
+					continue
+				}
+				name, stage := m.resolve(node, m.valueMentions(path, v.Raw), func() string { return "the enum value " + string(v.Raw) })
+				if !gates.Has(name) {
+					gates.Insert(name)
+					m.declare(name, stage, node, "enum")
+				}
+				into[name] = append(into[name], v)
+			}
+		}
+		group(e.Enum, std, added)
+		group(s.Enum, exp, removed)
+	}
 	expValues := e.Enum
 	var union []apiextensionsv1.JSON
 	if len(s.Enum) > 0 && len(e.Enum) > 0 {
@@ -170,10 +198,10 @@ func (m *merger) enum(s, e *apiextensionsv1.JSONSchemaProps, path string) {
 	e.Enum = union
 	native := enumSet(union)
 	if len(s.Enum) > 0 && !std.Equal(native) {
-		m.addEnumRule(e, offRule(gate, ""), s.Enum, e.Type)
+		m.addEnumRule(e, true, added, s.Enum, e.Type)
 	}
 	if len(expValues) > 0 && !exp.Equal(native) {
-		m.addEnumRule(e, onRule(gate, ""), expValues, e.Type)
+		m.addEnumRule(e, false, removed, expValues, e.Type)
 	}
 }
 
@@ -185,21 +213,58 @@ func enumSet(values []apiextensionsv1.JSON) sets.Set[string] {
 	return out
 }
 
-// addEnumRule adds the rule "prefix self in [values]" with the message the stock server
-// gives for a value outside an enum.
-func (m *merger) addEnumRule(e *apiextensionsv1.JSONSchemaProps, prefix string, values []apiextensionsv1.JSON, typ string) {
-	lits := make([]string, 0, len(values))
-	quoted := make([]string, 0, len(values))
-	for _, v := range values {
-		lits = append(lits, celLiteral(v.Raw))
-		quoted = append(quoted, string(v.Raw))
+// addEnumRule adds the rule that allows values, the channel's own, and each value of
+// extra while its gate is on (on) or off (!on): with a single gate, "featureGates.G ||
+// self in [values]" for the standard channel's values (on), "!featureGates.G || self in
+// [values]" for the experimental channel's; with several, "(every gate on) || self in
+// [values] || (featureGates.G1 && self in [extra of G1]) || ...". Its message is the one the
+// stock server gives for a value outside an enum, with the values the gates allow now.
+func (m *merger) addEnumRule(e *apiextensionsv1.JSONSchemaProps, on bool, extra map[string][]apiextensionsv1.JSON, values []apiextensionsv1.JSON, typ string) {
+	gates := make([]string, 0, len(extra))
+	for g := range extra {
+		gates = append(gates, g)
 	}
-	rule := prefix + "self in [" + strings.Join(lits, ", ") + "]"
-	supported := "supported values: " + strings.Join(quoted, ", ")
-	r := apiextensionsv1.ValidationRule{Rule: rule, Message: "Unsupported value: " + supported}
+	sort.Strings(gates)
+	ref := func(g string) string {
+		if on {
+			return "featureGates." + g
+		}
+		return "!featureGates." + g
+	}
+	list := func(values []apiextensionsv1.JSON) (lits, quoted string) {
+		var l, q []string
+		for _, v := range values {
+			l = append(l, celLiteral(v.Raw))
+			q = append(q, string(v.Raw))
+		}
+		return strings.Join(l, ", "), strings.Join(q, ", ")
+	}
+	lits, quoted := list(values)
+	supported := "supported values: " + quoted
+	r := apiextensionsv1.ValidationRule{Message: "Unsupported value: " + supported}
+	if len(gates) == 1 {
+		r.Rule = ref(gates[0]) + " || self in [" + lits + "]"
+	} else {
+		all := make([]string, 0, len(gates))
+		for _, g := range gates {
+			all = append(all, ref(g))
+		}
+		terms := []string{"(" + strings.Join(all, " && ") + ")", "self in [" + lits + "]"}
+		for _, g := range gates {
+			l, _ := list(extra[g])
+			terms = append(terms, "("+ref(g)+" && self in ["+l+"])")
+		}
+		r.Rule = strings.Join(terms, " || ")
+	}
 	if typ == "string" {
 		r.Message = ""
 		r.MessageExpression = celString("Unsupported value: \"") + " + self + " + celString("\": "+supported)
+		if len(gates) > 1 {
+			for _, g := range gates {
+				_, q := list(extra[g])
+				r.MessageExpression += " + (" + ref(g) + " ? " + celString(", "+q) + " : '')"
+			}
+		}
 	}
 	e.XValidations = append(e.XValidations, r)
 }
@@ -225,7 +290,7 @@ func (m *merger) bounds(s, e *apiextensionsv1.JSONSchemaProps, path string) {
 		if reflect.DeepEqual(sv, ev) {
 			continue
 		}
-		gate := m.gate(nodePath(path), b.name)
+		gate := m.nodeGate(nodePath(path), b.name, nil, nil)
 		loose := looser(sv, ev, b.max)
 		*b.exp = loose
 		if sv != nil && !reflect.DeepEqual(sv, loose) {
@@ -248,7 +313,7 @@ func (m *merger) bounds(s, e *apiextensionsv1.JSONSchemaProps, path string) {
 		if reflect.DeepEqual(sv, ev) {
 			continue
 		}
-		gate := m.gate(nodePath(path), b.name)
+		gate := m.nodeGate(nodePath(path), b.name, nil, nil)
 		var loose *float64
 		if sv != nil && ev != nil {
 			v := *sv
@@ -272,7 +337,7 @@ func (m *merger) bounds(s, e *apiextensionsv1.JSONSchemaProps, path string) {
 		}
 	}
 	if s.Pattern != e.Pattern {
-		gate := m.gate(nodePath(path), "pattern")
+		gate := m.nodeGate(nodePath(path), "pattern", nil, nil)
 		ep := e.Pattern
 		e.Pattern = ""
 		if s.Pattern != "" {
@@ -307,23 +372,35 @@ func (m *merger) rules(s, e *apiextensionsv1.JSONSchemaProps, path string) {
 		}
 		return false
 	}
+	// A rule belongs to the feature whose new fields it mentions.
+	gate := func(r apiextensionsv1.ValidationRule, channel string) string {
+		return m.nodeGate(nodePath(path), "rule", m.ruleMentions(path, r.Rule), func() string {
+			return fmt.Sprintf("the %s channel's rule %q", channel, r.Rule)
+		})
+	}
 	var out apiextensionsv1.ValidationRules
 	for _, r := range e.XValidations {
 		if r.Rule != "" && !contains(s.XValidations, r) {
-			gate := m.gate(nodePath(path), "rule")
-			r.Rule = onRule(gate, "("+r.Rule+")")
+			r.Rule = onRule(gate(r, "experimental"), "("+r.Rule+")")
 		}
 		out = append(out, r)
 	}
 	for _, r := range s.XValidations {
 		if !contains(e.XValidations, r) {
-			gate := m.gate(nodePath(path), "rule")
 			r = *r.DeepCopy()
-			r.Rule = offRule(gate, "("+r.Rule+")")
+			r.Rule = offRule(gate(r, "standard"), "("+r.Rule+")")
 			out = append(out, r)
 		}
 	}
 	e.XValidations = out
+}
+
+// nodeGate is the gate of a difference (what: "rule", "enum", "maxItems", ...) at node that
+// mentions the new fields mentioned (see resolve), declared and recorded in the mapping.
+func (m *merger) nodeGate(node, what string, mentioned []newField, describe func() string) string {
+	name, stage := m.resolve(node, mentioned, describe)
+	m.declare(name, stage, node, what)
+	return name
 }
 
 // addRule appends a generated rule to e's rules.

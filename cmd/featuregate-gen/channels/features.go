@@ -1,0 +1,257 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package channels
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
+)
+
+// A feature is a field that only the experimental channel has. The validations that the
+// experimental channel adds for it (an enum value that names it, a rule that mentions it)
+// belong to the same feature, and so to the same gate: gated apart, they would let an admin
+// enable half a feature, and accept objects that neither channel accepts.
+
+// newField is a field that only the experimental schema has.
+type newField struct {
+	// name is the property's name; path its gate path; holder the gate path of the object
+	// node whose property it is, and holderSchemas that node's schemas in both channels.
+	name, path, holder, holderSchemas string
+}
+
+// collectNewFields records the fields of e that s does not have, walking the nodes both
+// schemas have as schema does, then names the features of a type used at several places
+// (see typeFeatures).
+func (m *merger) collectNewFields(s, e *apiextensionsv1.JSONSchemaProps) {
+	m.newFields = nil
+	m.walkNewFields(s, e, "")
+	m.typeFeatures()
+}
+
+func (m *merger) walkNewFields(s, e *apiextensionsv1.JSONSchemaProps, path string) {
+	holderSchemas := ""
+	for _, name := range sortedKeys(e.Properties) {
+		child := path + "." + name
+		sp, ok := s.Properties[name]
+		if !ok {
+			if holderSchemas == "" {
+				sj, _ := json.Marshal(s)
+				ej, _ := json.Marshal(e)
+				holderSchemas = string(sj) + "\n" + string(ej)
+			}
+			m.newFields = append(m.newFields, newField{name: name, path: child, holder: path, holderSchemas: holderSchemas})
+			continue
+		}
+		ep := e.Properties[name]
+		m.walkNewFields(&sp, &ep, child)
+	}
+	if s.Items != nil && e.Items != nil && s.Items.Schema != nil && e.Items.Schema != nil {
+		m.walkNewFields(s.Items.Schema, e.Items.Schema, path+"[*]")
+	}
+	if s.AdditionalProperties != nil && e.AdditionalProperties != nil && s.AdditionalProperties.Schema != nil && e.AdditionalProperties.Schema != nil {
+		m.walkNewFields(s.AdditionalProperties.Schema, e.AdditionalProperties.Schema, path+"[*]")
+	}
+}
+
+// typeFeatures gives one name to a new field that a type used at several places has: new
+// fields of one name whose holding objects have the same schema in each channel (HTTPRoute's
+// filter, in .spec.rules[*].filters and in .spec.rules[*].backendRefs[*].filters) are one
+// feature. Its gate is named after the kind and the part the paths share at their end
+// (HTTPRouteFiltersCors).
+func (m *merger) typeFeatures() {
+	byKey := map[string][]string{}
+	var keys []string
+	for _, f := range m.newFields {
+		if !m.gated(f) {
+			continue
+		}
+		key := f.name + "\n" + f.holderSchemas
+		if _, ok := byKey[key]; !ok {
+			keys = append(keys, key)
+		}
+		byKey[key] = append(byKey[key], f.path)
+	}
+	for _, key := range keys {
+		paths := byKey[key]
+		if len(paths) < 2 {
+			continue
+		}
+		// "*" keeps the shared part apart from a real path of the same text in
+		// defaultName's memory; the name drops it.
+		name := m.defaultName("*" + sharedEnd(paths))
+		if m.typeFeature == nil {
+			m.typeFeature = map[string]string{}
+		}
+		for _, p := range paths {
+			m.typeFeature[p] = name
+		}
+	}
+}
+
+// sharedEnd is the part that paths share at their end, in whole segments
+// (.filters[*].cors for .spec.rules[*].filters[*].cors and
+// .spec.rules[*].backendRefs[*].filters[*].cors).
+func sharedEnd(paths []string) string {
+	end := strings.Split(paths[0], ".")
+	for _, p := range paths[1:] {
+		segs := strings.Split(p, ".")
+		n := 0
+		for n < len(end) && n < len(segs) && end[len(end)-1-n] == segs[len(segs)-1-n] {
+			n++
+		}
+		end = end[len(end)-n:]
+	}
+	return "." + strings.Join(end, ".")
+}
+
+// fieldGate is the gate of the new field at path: the configured gate that covers it, the
+// name of its type's feature when the field is in several places, else the name of its path.
+func (m *merger) fieldGate(path string) (name, stage string) {
+	if name, ok := m.typeFeature[path]; ok {
+		if cname, stage := m.configured(path); cname != "" {
+			return cname, stage
+		}
+		m.checkGenerated(name, path)
+		return name, "alpha"
+	}
+	return m.nameOf(path)
+}
+
+// gated reports whether f has a gate in this version: gate paths are storage-version paths.
+func (m *merger) gated(f newField) bool {
+	return m.storage || m.storagePaths.Has(f.path)
+}
+
+// objectOf is the node of the object that holds the property at path, without the list
+// items and map values in between: .spec.rules for .spec.rules[*].filters, and for
+// .spec.rules[*].
+func objectOf(path string) string {
+	for strings.HasSuffix(path, "[*]") {
+		path = strings.TrimSuffix(path, "[*]")
+	}
+	return path
+}
+
+// valueMentions are the new fields that an enum value of the node at path names: the
+// properties, named like the value up to case, of the object that holds the node (the
+// value CORS of .spec.filters[*].type names .spec.filters[*].cors).
+func (m *merger) valueMentions(path string, raw []byte) []newField {
+	var v string
+	if json.Unmarshal(raw, &v) != nil || v == "" {
+		return nil
+	}
+	field := objectOf(path)
+	i := strings.LastIndex(field, ".")
+	if i < 0 {
+		return nil // the root
+	}
+	holder := objectOf(field[:i])
+	var out []newField
+	for _, f := range m.newFields {
+		if m.gated(f) && objectOf(f.holder) == holder && strings.EqualFold(f.name, v) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+var celIdentifier = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*`)
+
+// ruleMentions are the new fields that a rule of the node at path mentions: for each
+// identifier of the rule's text (a field it selects, or a word of a string literal, such
+// as an enum value it compares with), the new fields below the node named like it up to
+// case, at the nearest level that has one.
+func (m *merger) ruleMentions(path, rule string) []newField {
+	seen := sets.New[string]()
+	var out []newField
+	for _, id := range sets.List(sets.New(celIdentifier.FindAllString(rule, -1)...)) {
+		best := -1
+		var nearest []newField
+		for _, f := range m.newFields {
+			if !m.gated(f) || !strings.EqualFold(f.name, strings.TrimSuffix(strings.TrimPrefix(id, "__"), "__")) {
+				continue
+			}
+			rest, ok := strings.CutPrefix(f.path, path)
+			if !ok || !(strings.HasPrefix(rest, ".") || strings.HasPrefix(rest, "[")) {
+				continue
+			}
+			depth := strings.Count(rest, ".")
+			switch {
+			case best < 0 || depth < best:
+				best, nearest = depth, []newField{f}
+			case depth == best:
+				nearest = append(nearest, f)
+			}
+		}
+		for _, f := range nearest {
+			if !seen.Has(f.path) {
+				seen.Insert(f.path)
+				out = append(out, f)
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].path < out[j].path })
+	return out
+}
+
+// resolve is the gate of a difference at node that refers to the new fields mentioned:
+// the --gates gate that covers node, when there is one (the file groups explicitly); else
+// the gate of the fields mentioned, which must be one gate; else node's own gate. what
+// describes the difference for an error ("the rule ...").
+func (m *merger) resolve(node string, mentioned []newField, what func() string) (name, stage string) {
+	if name, stage := m.configured(node); name != "" {
+		return name, stage
+	}
+	if len(mentioned) == 0 {
+		return m.nameOf(node)
+	}
+	type feature struct{ name, stage, fields string }
+	var features []feature
+	byName := map[string]int{}
+	for _, f := range mentioned {
+		name, stage := m.fieldGate(f.path)
+		i, ok := byName[name]
+		if !ok {
+			i = len(features)
+			byName[name] = i
+			features = append(features, feature{name: name, stage: stage})
+		}
+		if features[i].fields != "" {
+			features[i].fields += ", "
+		}
+		features[i].fields += f.path
+	}
+	if len(features) > 1 {
+		var parts []string
+		for _, f := range features {
+			parts = append(parts, fmt.Sprintf("feature %s (%s)", f.name, f.fields))
+		}
+		count := "two"
+		if len(features) > 2 {
+			count = fmt.Sprint(len(features))
+		}
+		m.fail("%s at %s mixes %s features, %s: a gate per feature would let an admin enable one half of it; "+
+			"group these fields into one gate with --gates, or name %s in a gate of --gates", what(), node, count, strings.Join(parts, " and "), node)
+	}
+	return features[0].name, features[0].stage
+}
