@@ -316,6 +316,23 @@ func TestConversionWebhookPodGatesStorageVersion(t *testing.T) {
 		t.Errorf("the failed create as v1 was stored, or the read failed: %v", err)
 	}
 
+	// Off, an update through v1 of "direct", stored in v2 without a port (a label patch): the
+	// webhook invents port "" on the way back to v2, in the object to store and in the stored
+	// object as this v1 endpoint sees it alike. The server checks the conversion against the
+	// object as stored in v2, so it fails the write instead of storing port "" (issue 27).
+	labelPatch := []byte(`{"metadata":{"labels":{"touched":"yes"}}}`)
+	_, err = dyn.Resource(v1GVR).Namespace(ns.Name).Patch(ctx, "direct", "application/merge-patch+json", labelPatch, metav1.PatchOptions{})
+	if !errors.As(err, &status) || status.Status().Code != 500 || !strings.Contains(err.Error(), wantMessage) {
+		t.Errorf("label patch as v1 with PortField off: error %v, want a 500 containing %q", err, wantMessage)
+	}
+	warnings.Take()
+	expect(t, ctx, dyn, ns.Name, "direct", "direct.example.com", nil, "direct.example.com:")
+	// The same label patch through v2, the storage version, converts nothing and passes.
+	if _, err := dyn.Resource(v2GVR).Namespace(ns.Name).Patch(ctx, "direct", "application/merge-patch+json", labelPatch, metav1.PatchOptions{}); err != nil {
+		t.Errorf("label patch as v2 with PortField off: %v", err)
+	}
+	expect(t, ctx, dyn, ns.Name, "direct", "direct.example.com", nil, "direct.example.com:")
+
 	// On: the admin enables the gate; the same create through v1 now stores .port.
 	patch := []byte(`[{"op":"test","path":"/spec/customFeatureGates/featureGates/0/name","value":"PortField"},` +
 		`{"op":"add","path":"/spec/customFeatureGates/featureGates/0/enabled","value":true}]`)

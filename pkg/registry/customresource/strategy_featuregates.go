@@ -27,10 +27,12 @@ import (
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/featuregates"
 	apiextensionsfeatures "k8s.io/apiextensions-apiserver/pkg/features"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/apiserver/pkg/registry/rest"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 )
 
@@ -59,6 +61,9 @@ type FieldGates struct {
 	// convertor converts objects between versions. It is nil when versions differ only in
 	// apiVersion (conversion None): an object of any version is then gated as it is.
 	convertor runtime.ObjectConvertor
+	// stored reads the stored object in the storage version (see ReadStoredWith); nil without
+	// a conversion webhook, or outside a server.
+	stored rest.Getter
 	// storageAlike are the versions whose index is the storage version's: with conversion
 	// None, when neither the version nor the storage version has marks, both indexes hold
 	// the fieldPaths only, so the storage version's step of prepare would find nothing new.
@@ -195,7 +200,7 @@ func (g *FieldGates) prepare(ctx context.Context, obj, old runtime.Object, scope
 		}
 	}
 	if gv != g.storageVersion && !g.storageAlike[gv.Version] && g.storage.HasDisabled() {
-		storageChanges, err := g.prepareInStorageVersion(newObj, old, scope)
+		storageChanges, err := g.prepareInStorageVersion(ctx, newObj, old, scope)
 		if err != nil {
 			w.fail(err)
 			return
@@ -209,12 +214,21 @@ func (g *FieldGates) prepare(ctx context.Context, obj, old runtime.Object, scope
 
 // prepareInStorageVersion is the second step of prepare: it gates newObj, which is not in the
 // storage version, in the storage version, and writes the result back into newObj.
-func (g *FieldGates) prepareInStorageVersion(newObj *unstructured.Unstructured, old runtime.Object, scope featuregates.Scope) ([]featuregates.Change, error) {
+//
+// With a conversion webhook it then checks, on every write, what the storage layer will
+// persist: newObj converted to the storage version, over the whole object whatever the
+// write's scope (a main write carries the stored status, a status write the stored spec,
+// both converted there and back), against the stored object as it is in storage (see
+// storedContent), not as the webhook gave it to this version's endpoint. Where that
+// conversion would put a value at a disabled path, or change a stored one, the write fails
+// (see notRoundTripped): the persisted object never gains a value at a path that is disabled
+// in the storage version, whatever the webhook invents on the way.
+func (g *FieldGates) prepareInStorageVersion(ctx context.Context, newObj *unstructured.Unstructured, old runtime.Object, scope featuregates.Scope) ([]featuregates.Change, error) {
 	stored, back, err := g.toStorage(newObj)
 	if err != nil {
 		return nil, err
 	}
-	oldContent, err := g.contentIn(old, g.storageVersion)
+	oldContent, err := g.storedContent(ctx, old)
 	if err != nil {
 		return nil, err
 	}
@@ -222,22 +236,21 @@ func (g *FieldGates) prepareInStorageVersion(newObj *unstructured.Unstructured, 
 	if fieldErr != nil {
 		return nil, invalid(newObj, fieldErr)
 	}
-	if len(changes) == 0 || back == nil {
-		// Unchanged, the storage layer converts newObj to what was gated here; with conversion
-		// None the gated object is newObj itself.
+	if back == nil {
+		// Conversion None: the gated object is newObj itself.
 		return changes, nil
 	}
 	gv := newObj.GroupVersionKind().GroupVersion()
-	if err := back(stored, newObj); err != nil {
-		return nil, err
+	if len(changes) > 0 {
+		if err := back(stored, newObj); err != nil {
+			return nil, err
+		}
+		// The storage layer converts newObj again: check that conversion.
+		if stored, _, err = g.toStorage(newObj); err != nil {
+			return nil, err
+		}
 	}
-	// The storage layer converts newObj again. A webhook that round-trips gives back what was
-	// gated; check that it does, on the conversion the storage layer will make.
-	again, _, err := g.toStorage(newObj)
-	if err != nil {
-		return nil, err
-	}
-	left, fieldErr := g.storage.PrepareForUpdate(again.UnstructuredContent(), oldContent, scope)
+	left, fieldErr := g.storage.PrepareForUpdate(stored.UnstructuredContent(), oldContent, featuregates.ScopeAll)
 	if fieldErr != nil {
 		return nil, invalid(newObj, fieldErr)
 	}
@@ -245,6 +258,49 @@ func (g *FieldGates) prepareInStorageVersion(newObj *unstructured.Unstructured, 
 		return nil, g.notRoundTripped(gv, left[0])
 	}
 	return changes, nil
+}
+
+// ReadStoredWith gives g the REST of the storage version's endpoint, whose objects are
+// decoded in the storage version, so that a write sent in another version through a
+// conversion webhook is checked against the object as stored (see storedContent). The
+// handler calls it once, before the CRD's endpoints serve; g may be nil.
+func (g *FieldGates) ReadStoredWith(storageVersionREST *REST) {
+	if g != nil && g.convertor != nil && storageVersionREST != nil {
+		g.stored = storageVersionREST
+	}
+}
+
+// storedContent returns the content of the stored object that old, the object of an update
+// as decoded for the request's version, was read from, in the storage version: nil for a
+// create. With a conversion webhook and old in another version, old is the webhook's
+// conversion of the stored object, which a webhook that does not round-trip may have changed
+// on the way (and would change again on the way back, hiding the change); so the object is
+// read again from the storage version's endpoint. When that read finds another resource
+// version than old's, the write is answered with a conflict, which the storage layer's retry,
+// or the client's, resolves with a fresh object.
+func (g *FieldGates) storedContent(ctx context.Context, old runtime.Object) (map[string]interface{}, error) {
+	oldObj, ok := old.(*unstructured.Unstructured)
+	if !ok || oldObj == nil {
+		return nil, nil
+	}
+	if g.stored == nil || oldObj.GroupVersionKind().GroupVersion() == g.storageVersion {
+		return g.contentIn(old, g.storageVersion)
+	}
+	obj, err := g.stored.Get(ctx, oldObj.GetName(), &metav1.GetOptions{})
+	if err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, apierrors.NewConflict(schema.GroupResource{Group: g.storageVersion.Group, Resource: g.resource}, oldObj.GetName(), fmt.Errorf("the object was deleted while it was updated"))
+		}
+		return nil, fmt.Errorf("field feature gates: cannot read the stored object in the storage version %s: %w", g.storageVersion.Version, err)
+	}
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok {
+		return nil, fmt.Errorf("field feature gates: the storage version's endpoint returned %T", obj)
+	}
+	if u.GetResourceVersion() != oldObj.GetResourceVersion() {
+		return nil, apierrors.NewConflict(schema.GroupResource{Group: g.storageVersion.Group, Resource: g.resource}, oldObj.GetName(), fmt.Errorf("the object has been modified; please apply your changes to the latest version and try again"))
+	}
+	return u.UnstructuredContent(), nil
 }
 
 // deprecationWarnings returns the warnings for fields of deprecated gates the write uses, by

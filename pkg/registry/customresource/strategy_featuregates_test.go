@@ -20,6 +20,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 
@@ -29,6 +30,8 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 	apiextensionsfeatures "k8s.io/apiextensions-apiserver/pkg/features"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -351,6 +354,85 @@ func TestFieldGatesMarksInEachVersion(t *testing.T) {
 		s.PrepareForCreate(ctx, cr(t, "stable.example.com/v2", 1, `"spec":{"image":"a"}`))
 		if w.err != nil {
 			t.Errorf("gate on: unexpected error %v", w.err)
+		}
+	})
+}
+
+// storedGetter is the storage version's endpoint of a test: it returns the stored object.
+type storedGetter struct{ obj *unstructured.Unstructured }
+
+func (g storedGetter) Get(ctx context.Context, name string, options *metav1.GetOptions) (runtime.Object, error) {
+	return g.obj.DeepCopy(), nil
+}
+
+// TestFieldGatesWebhookInventsOnUpdate: a webhook that invents a value at a disabled path on
+// the way to the storage version (inventingConvertor sets replicas in v1) invents it in the
+// new object and in the stored object converted for the request's version alike. Checked
+// against the object as stored, every update through the other version fails instead of
+// storing the invented value; the main resource's status and a status write's spec count
+// too. Through the storage version, and with the gate on, the same writes pass.
+func TestFieldGatesWebhookInventsOnUpdate(t *testing.T) {
+	featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, apiextensionsfeatures.CRDFieldLevelVersioning, true)
+	schemas := map[string]*structuralschema.Structural{"v1": markedSchema("replicas", "CountGate"), "v2": markedSchema("count", "CountGate")}
+	// Stored in v1 without replicas; v2's endpoint decodes it through the webhook.
+	stored := cr(t, "stable.example.com/v1", 1, `"spec":{"image":"a"}`)
+	stored.SetResourceVersion("7")
+	fieldGates := func(enabled bool) *FieldGates {
+		crd := fieldGateTestCRD(apiextensionsv1.WebhookConverter, apiextensionsv1.CustomResourceDefinitionFeatureGate{Name: "CountGate", PreRelease: "alpha", Enabled: &enabled})
+		crd.Name = "crontabs.stable.example.com"
+		crd.Spec.Versions = []apiextensionsv1.CustomResourceDefinitionVersion{{Name: "v1", Storage: true}, {Name: "v2"}}
+		g := NewFieldGates(crd, "v1", schemas, inventingConvertor{})
+		g.stored = storedGetter{obj: stored}
+		return g
+	}
+	old := func(version string) *unstructured.Unstructured {
+		o := cr(t, "stable.example.com/"+version, 1, `"spec":{"image":"a"}`)
+		o.SetResourceVersion("7")
+		return o
+	}
+	const want = "converting this v2 object to the storage version v1 puts a value at .spec.replicas, which feature gate CountGate (alpha) disables there; nothing was persisted"
+	for _, tc := range []struct {
+		name    string
+		version string
+		enabled bool
+		status  bool
+		wantErr string
+	}{
+		{name: "a label patch through v2, gate off", version: "v2", wantErr: want},
+		{name: "a status write through v2, gate off", version: "v2", status: true, wantErr: want},
+		{name: "a label patch through v1, the storage version", version: "v1"},
+		{name: "a label patch through v2, gate on", version: "v2", enabled: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			kind := schema.GroupVersionKind{Group: "stable.example.com", Version: tc.version, Kind: "CronTab"}
+			s := NewStrategy(nil, true, kind, nil, nil, nil, &apiextensions.CustomResourceSubresourceStatus{}, nil, nil).WithFieldGates(fieldGates(tc.enabled))
+			w := &gatedWrite{}
+			ctx := context.WithValue(context.Background(), gatedWriteKey{}, w)
+			obj := old(tc.version)
+			obj.SetLabels(map[string]string{"touched": "yes"})
+			if tc.status {
+				NewStatusStrategy(s).PrepareForUpdate(ctx, obj, old(tc.version))
+			} else {
+				s.PrepareForUpdate(ctx, obj, old(tc.version))
+			}
+			switch {
+			case tc.wantErr == "" && w.err != nil:
+				t.Errorf("unexpected error: %v", w.err)
+			case tc.wantErr != "" && (w.err == nil || !strings.Contains(w.err.Error(), tc.wantErr)):
+				t.Errorf("error = %v, want one containing %q", w.err, tc.wantErr)
+			}
+		})
+	}
+	t.Run("a stored object newer than the update's is a conflict", func(t *testing.T) {
+		kind := schema.GroupVersionKind{Group: "stable.example.com", Version: "v2", Kind: "CronTab"}
+		s := NewStrategy(nil, true, kind, nil, nil, nil, nil, nil, nil).WithFieldGates(fieldGates(false))
+		w := &gatedWrite{}
+		ctx := context.WithValue(context.Background(), gatedWriteKey{}, w)
+		stale := old("v2")
+		stale.SetResourceVersion("6")
+		s.PrepareForUpdate(ctx, stale.DeepCopy(), stale)
+		if !apierrors.IsConflict(w.err) {
+			t.Errorf("error = %v, want a conflict", w.err)
 		}
 	})
 }
