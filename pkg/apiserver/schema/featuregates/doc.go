@@ -28,10 +28,12 @@ limitations under the License.
 //   - gate: a custom feature gate that a CRD declares in spec.customFeatureGates. This
 //     package is about gates; "feature gate" alone always means the feature.
 //   - mark: x-kubernetes-feature-gate: <Gate> on a node of one version's schema; it guards
-//     that node and everything below it, in that version only.
-//   - gated path: a path that a gate guards in one version's objects: a marked node's path,
-//     or one of a gate's fieldPaths (paths in the storage version's schema, which also hold
-//     in every version of a CRD without a conversion webhook).
+//     that node and everything below it. With conversion None (a shared shape, SharesShape)
+//     it does so in every version whose schema has the path; with a conversion webhook, in
+//     that version only.
+//   - gated path: a path that a gate guards in one version's objects: a marked node's path
+//     (see mark), or one of a gate's fieldPaths (paths in the storage version's schema, which
+//     also hold in every version of a CRD without a conversion webhook).
 //   - enabled: a gate's own state (Enabled, by KEP-2608's rules). A path is effectively
 //     disabled when its gate, or the gate of a gated path above it, is not enabled; a path
 //     that is not effectively disabled is live.
@@ -49,9 +51,12 @@ limitations under the License.
 //  2. enabled.go: Enabled and States decide whether a gate is enabled.
 //  3. crd.go: SpecsFromV1 and SpecsFromInternal read a CRD's gates as GateSpecs; marks.go:
 //     Marks reads a version's marks from its structural schema.
-//  4. index.go: CompileVersion builds the Index of one version of a CRD revision: every
+//  4. index.go: CompileVersions builds the Index of every version of a CRD revision: every
 //     gated path of that version, and a trie of the effectively disabled ones, which is all
-//     a write needs to walk. Compile is the storage version's.
+//     a write needs to walk. With a shared shape a version's index holds every version's
+//     marks (CompileSharedShape), with a webhook its own (CompileVersion);
+//     crd.go: CompileCRDVersion does the same for one version of a v1 CRD, for the OpenAPI
+//     builder and pkg/apihelpers. Compile is CompileVersion of the storage version.
 //  5. apply.go: Index.PrepareForCreate and Index.PrepareForUpdate apply the trie to the
 //     unstructured objects of a write (drop on create, keep the stored value on update;
 //     equal.go compares values) and return the Changes; warnings.go turns Changes and

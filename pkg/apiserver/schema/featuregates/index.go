@@ -95,15 +95,96 @@ func Compile(specs []GateSpec, schema *structuralschema.Structural) *Index {
 }
 
 // CompileVersion builds the index of a CRD's gates for the objects of one version, whose
-// structural schema is schema (it may be nil): the nodes marked there with
-// x-kubernetes-feature-gate, plus the gates' fieldPaths when fieldPaths is true, which is
-// right for the storage version and for every version of a CRD without a conversion webhook
-// (see AppliesToVersion). The schema is also used to correlate list items. Paths that do not
-// parse, reserved paths, the root's mark and marks that name an undeclared gate are skipped
-// (CRD validation rejects them); a marked path that is also a field path keeps the field
-// path's gate (validation requires the two to agree). It returns nil when there are no gated
-// paths.
+// structural schema is schema (it may be nil), from that version's own marks: the nodes
+// marked there with x-kubernetes-feature-gate, plus the gates' fieldPaths when fieldPaths is
+// true, which is right for the storage version and for every version of a CRD without a
+// conversion webhook (see AppliesToVersion). It is the index of a version of a CRD with a
+// conversion webhook; with conversion None, every version's marks gate every version, see
+// CompileSharedShape and CompileVersions. The schema is also used to correlate list items.
+// Paths that do not parse, reserved paths, the root's mark and marks that name an undeclared
+// gate are skipped (CRD validation rejects them); a marked path that is also a field path
+// keeps the field path's gate (validation requires the two to agree). It returns nil when
+// there are no gated paths.
 func CompileVersion(specs []GateSpec, schema *structuralschema.Structural, fieldPaths bool) *Index {
+	return compile(specs, schema, fieldPaths, Marks(schema))
+}
+
+// CompileSharedShape builds the index of one version of a CRD whose versions share one shape
+// (conversion None, see SharesShape), whose structural schema is schema (it may be nil): the
+// gates' fieldPaths, and the marks of every version's schema in versions (which holds schema's
+// own marks too, in the CRD's order) at the paths that schema has (Resolve; all of them when
+// schema is nil). So a path is gated, by the same gate, in every version whose schema has it,
+// whichever version marks it and whichever is the storage version. Where versions mark one
+// path with different gates (CRD validation rejects that), the gate of a field path wins,
+// then the first version's mark. The rest is CompileVersion's.
+func CompileSharedShape(specs []GateSpec, schema *structuralschema.Structural, versions []*structuralschema.Structural) *Index {
+	return compile(specs, schema, true, sharedMarks(schema, versions))
+}
+
+// sharedMarks returns the marks of every schema in versions, in order, at the paths that
+// schema has (every one when schema is nil). compile keeps the first valid mark of a path.
+func sharedMarks(schema *structuralschema.Structural, versions []*structuralschema.Structural) []Mark {
+	var marks []Mark
+	has := map[string]bool{}
+	for _, v := range versions {
+		for _, m := range Marks(v) {
+			if v != schema && schema != nil {
+				key := m.Path.String()
+				ok, known := has[key]
+				if !known {
+					ok = Resolve(m.Path, schema) == nil
+					has[key] = ok
+				}
+				if !ok {
+					continue
+				}
+			}
+			marks = append(marks, m)
+		}
+	}
+	return marks
+}
+
+// VersionSchema is the structural schema of one version of a CRD; Schema is nil when the
+// version has none.
+type VersionSchema struct {
+	Version string
+	Schema  *structuralschema.Structural
+}
+
+// CompileVersions builds the index of every version of a CRD revision, by version name, from
+// the versions' structural schemas in the CRD's order. With a shared shape (conversion None,
+// see SharesShape) each version's index is CompileSharedShape's, with every version's marks;
+// otherwise (a conversion webhook) CompileVersion's, with the version's own marks and the
+// gates' fieldPaths in the storage version only. A version without gated paths has no entry.
+// The API server (the custom-resource strategy and its defaulting), pkg/apihelpers, the
+// OpenAPI builder and kubectl featuregates compile a version's index this way, so they agree
+// on every version; with a shared shape the result does not depend on storageVersion.
+func CompileVersions(specs []GateSpec, versions []VersionSchema, storageVersion string, sharedShape bool) map[string]*Index {
+	indexes := map[string]*Index{}
+	var all []*structuralschema.Structural
+	if sharedShape {
+		all = make([]*structuralschema.Structural, len(versions))
+		for i, v := range versions {
+			all[i] = v.Schema
+		}
+	}
+	for _, v := range versions {
+		var ix *Index
+		if sharedShape {
+			ix = CompileSharedShape(specs, v.Schema, all)
+		} else {
+			ix = CompileVersion(specs, v.Schema, v.Version == storageVersion)
+		}
+		if ix != nil {
+			indexes[v.Version] = ix
+		}
+	}
+	return indexes
+}
+
+// compile is CompileVersion with the marks given.
+func compile(specs []GateSpec, schema *structuralschema.Structural, fieldPaths bool, marks []Mark) *Index {
 	gates := make([]Gate, len(specs))
 	byName := make(map[string]*Gate, len(specs))
 	var paths []GatedPath
@@ -128,7 +209,7 @@ func CompileVersion(specs []GateSpec, schema *structuralschema.Structural, field
 			paths = append(paths, GatedPath{Path: p, Gate: &gates[i], warnings: &warningTexts{}})
 		}
 	}
-	for _, m := range Marks(schema) {
+	for _, m := range marks {
 		g, ok := byName[m.Gate]
 		if !ok || m.Path.Len() == 0 || m.Path.IsReserved() || seen[m.Path.String()] {
 			continue
@@ -282,3 +363,57 @@ func (ix *Index) HasDisabled() bool { return ix != nil && ix.disabled != nil }
 
 // HasDeprecated reports whether any effectively enabled path belongs to a deprecated gate.
 func (ix *Index) HasDeprecated() bool { return ix != nil && len(ix.deprecated) > 0 }
+
+// SameGating reports whether ix and o gate every write alike: the same effectively disabled
+// paths, by the same gates in the same state, correlating list items the same way, and the
+// same effectively enabled paths of deprecated gates. Either may be nil (it gates nothing).
+// With a shared shape (CompileSharedShape), a version whose index gates like the storage
+// version's needs no second gating step in the storage version.
+func (ix *Index) SameGating(o *Index) bool {
+	var a, b *node
+	var da, db []*GatedPath
+	if ix != nil {
+		a, da = ix.disabled, ix.deprecated
+	}
+	if o != nil {
+		b, db = o.disabled, o.deprecated
+	}
+	if len(da) != len(db) || !a.same(b) {
+		return false
+	}
+	for i := range da {
+		if !da[i].same(db[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// same reports whether two frozen tries are equal (see SameGating).
+func (n *node) same(o *node) bool {
+	if n == nil || o == nil {
+		return n == o
+	}
+	if (n.target == nil) != (o.target == nil) || (n.target != nil && !n.target.same(o.target)) {
+		return false
+	}
+	if len(n.children) != len(o.children) || len(n.listMapKeys) != len(o.listMapKeys) {
+		return false
+	}
+	for i := range n.listMapKeys {
+		if n.listMapKeys[i] != o.listMapKeys[i] {
+			return false
+		}
+	}
+	for i := range n.children {
+		if n.children[i].name != o.children[i].name || !n.children[i].node.same(o.children[i].node) {
+			return false
+		}
+	}
+	return n.wildcard.same(o.wildcard)
+}
+
+// same reports whether two gated paths have the same path, gate and state.
+func (p *GatedPath) same(q *GatedPath) bool {
+	return p.Path.String() == q.Path.String() && p.EffectivelyEnabled == q.EffectivelyEnabled && *p.Gate == *q.Gate
+}
