@@ -74,15 +74,17 @@ func IsCustomFeatureGateEnabled(crd *apiextensionsv1.CustomResourceDefinition, n
 // also be named, as in `.spec.limits.cpu`, which a gate on `.spec.limits[*]` covers.
 // Paths into metadata, apiVersion and kind are never gated.
 //
-// A version's fields are gated by the x-kubernetes-feature-gate marks of that version's
-// schema, and by the gates' fieldPaths, which are paths of the storage version: with
-// conversion None all versions share their field paths, so fieldPaths hold in every version.
-// With a conversion webhook, fieldPaths hold in the storage version only, since the fields of
-// other versions map to the storage version's in ways only the webhook knows: another
-// version may be asked about when no gate has fieldPaths, and the answer is that version's
-// marks. (The server gates a write in the version it was sent in and again in the storage
-// version; with a mark on the field in every version, as the CRD authors' guide asks, both
-// give the same answer.)
+// A version's fields are gated as the API server gates them
+// (featuregates.CompileCRDVersion). With conversion None all versions share one shape: the
+// gates' fieldPaths, and the x-kubernetes-feature-gate marks of every version's schema, gate
+// every version whose schema has the path, so the answer does not depend on which version
+// marks the field nor on which one is the storage version. With a conversion webhook, each
+// version has its own marks, and fieldPaths hold in the storage version only, since the
+// fields of other versions map to the storage version's in ways only the webhook knows:
+// another version may be asked about when no gate has fieldPaths, and the answer is that
+// version's marks. (The server gates a write in the version it was sent in and again in the
+// storage version; with a mark on the field in every version, as the CRD authors' guide
+// asks, both give the same answer.)
 //
 // It returns an error when the version does not exist, fieldPath is not a valid path or
 // is not in the version's schema, the version's schema is not structural, or the question
@@ -119,8 +121,7 @@ func IsFieldEnabled(crd *apiextensionsv1.CustomResourceDefinition, version, fiel
 	if err != nil {
 		return false, fmt.Errorf("field path %q of version %s of %s: %v", fieldPath, version, crd.Name, err)
 	}
-	index := featuregates.CompileVersion(specs, s, featuregates.AppliesToVersion(crd, version))
-	return index.DisabledBy(p) == nil, nil
+	return featuregates.CompileCRDVersion(crd, version, s).DisabledBy(p) == nil, nil
 }
 
 // structuralFor returns the structural schema of a version's schema.

@@ -305,3 +305,47 @@ func TestIsFieldEnabledMarks(t *testing.T) {
 		t.Errorf("enabled: IsFieldEnabled(v1beta1, .spec.count) = %t, %v; want true", got, err)
 	}
 }
+
+// TestIsFieldEnabledMarksSharedShape: with conversion None, a mark in one version gates the
+// path in every version that has it, whichever version is the storage version, as the
+// server's writes, defaults and OpenAPI do. With a webhook, each version has its own marks.
+func TestIsFieldEnabledMarksSharedShape(t *testing.T) {
+	// crd has v1 and v1beta1; only marked marks .spec.replicas, storage is the storage version.
+	crd := func(conversion apiextensionsv1.ConversionStrategyType, marked, storage string) *apiextensionsv1.CustomResourceDefinition {
+		crd := gatedCRD(customGate("ReplicasFeatureGate", apiextensionsv1.CustomFeatureGateAlpha, nil))
+		crd.Spec.Conversion = &apiextensionsv1.CustomResourceConversion{Strategy: conversion}
+		for i := range crd.Spec.Versions {
+			v := &crd.Spec.Versions[i]
+			v.Storage = v.Name == storage
+			if v.Name != marked {
+				continue
+			}
+			spec := v.Schema.OpenAPIV3Schema.Properties["spec"]
+			prop := spec.Properties["replicas"]
+			prop.XFeatureGate = ptr.To("ReplicasFeatureGate")
+			spec.Properties["replicas"] = prop
+			v.Schema.OpenAPIV3Schema.Properties["spec"] = spec
+		}
+		return crd
+	}
+	for _, tc := range []struct {
+		name    string
+		crd     *apiextensionsv1.CustomResourceDefinition
+		version string
+		want    bool
+	}{
+		{"None: the storage version marks it, asked about the other version", crd(apiextensionsv1.NoneConverter, "v1", "v1"), "v1beta1", false},
+		{"None: the other version marks it, asked about the storage version", crd(apiextensionsv1.NoneConverter, "v1beta1", "v1"), "v1", false},
+		{"None: the other version marks it, asked about it", crd(apiextensionsv1.NoneConverter, "v1beta1", "v1"), "v1beta1", false},
+		{"None: the storage version moved to the unmarked version", crd(apiextensionsv1.NoneConverter, "v1", "v1beta1"), "v1beta1", false},
+		{"Webhook: the storage version marks it, asked about the other version", crd(apiextensionsv1.WebhookConverter, "v1", "v1"), "v1beta1", true},
+		{"Webhook: the other version marks it, asked about the storage version", crd(apiextensionsv1.WebhookConverter, "v1beta1", "v1"), "v1", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := IsFieldEnabled(tc.crd, tc.version, ".spec.replicas")
+			if err != nil || got != tc.want {
+				t.Errorf("IsFieldEnabled(%s, .spec.replicas) = %t, %v; want %t", tc.version, got, err, tc.want)
+			}
+		})
+	}
+}
