@@ -26,10 +26,12 @@ import (
 )
 
 // addFeatureGates marks the properties of a CRD version's published schema that the CRD's
-// gates guard in that version: the nodes of the version's schema s marked with
-// x-kubernetes-feature-gate, and the gates' fieldPaths, which are paths of the storage
-// version's schema, where this version's schema has them as properties (or, for [*], as
-// items or additionalProperties). Each marked property gets two extensions:
+// gates guard in that version: the nodes marked with x-kubernetes-feature-gate, in the
+// version's schema s and, with conversion None, where versions share one shape, in every
+// version's schema (featuregates.CompileCRDVersion, as the server gates writes), and the
+// gates' fieldPaths, which are paths of the storage version's schema, where this version's
+// schema has them as properties (or, for [*], as items or additionalProperties). Each marked
+// property gets two extensions:
 //
 //	x-kubernetes-feature-gate:       the gate's name, the same shape as the author's mark
 //	x-kubernetes-feature-gate-state: {preRelease, enabled, component}, where enabled says
@@ -45,7 +47,15 @@ func addFeatureGates(ret *spec.Schema, crd *apiextensionsv1.CustomResourceDefini
 	if ret == nil || crd.Spec.CustomFeatureGates == nil || !utilfeature.DefaultFeatureGate.Enabled(apiextensionsfeatures.CRDFieldLevelVersioning) {
 		return
 	}
-	index := featuregates.CompileVersion(featuregates.SpecsFromV1(crd.Spec.CustomFeatureGates), s, true)
+	var index *featuregates.Index
+	if featuregates.SharesShape(crd) {
+		// Every version's marks at the paths s has: the version's name is not needed.
+		index = featuregates.CompileCRDVersion(crd, "", s)
+	} else {
+		// With a webhook, the version's own marks; fieldPaths are published wherever the
+		// version's schema has the path.
+		index = featuregates.CompileVersion(featuregates.SpecsFromV1(crd.Spec.CustomFeatureGates), s, true)
+	}
 	component := crd.Spec.CustomFeatureGates.Component
 	for _, p := range index.Paths() {
 		state := map[string]interface{}{
@@ -96,7 +106,8 @@ func markFeatureGate(s *spec.Schema, steps []featuregates.Step, mark func(*spec.
 }
 
 // withoutDisabledDefaults returns the schema to publish for a CRD version: while a path is
-// effectively disabled in that version, the server applies no default at it (see
+// effectively disabled in that version (featuregates.CompileCRDVersion: with conversion None,
+// by every version's marks), the server applies no default at it (see
 // featuregates.Index.WithoutDisabledDefaults), so none is published there either. It is
 // the schema itself when no default is affected or the CRDFieldLevelVersioning feature is
 // off.
@@ -104,6 +115,5 @@ func withoutDisabledDefaults(crd *apiextensionsv1.CustomResourceDefinition, vers
 	if s == nil || crd.Spec.CustomFeatureGates == nil || !utilfeature.DefaultFeatureGate.Enabled(apiextensionsfeatures.CRDFieldLevelVersioning) {
 		return s
 	}
-	index := featuregates.CompileVersion(featuregates.SpecsFromV1(crd.Spec.CustomFeatureGates), s, featuregates.AppliesToVersion(crd, version))
-	return index.WithoutDisabledDefaults(s)
+	return featuregates.CompileCRDVersion(crd, version, s).WithoutDisabledDefaults(s)
 }
