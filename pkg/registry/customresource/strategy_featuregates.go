@@ -58,8 +58,9 @@ type FieldGates struct {
 	resource string
 	// dropCounters caches the drop counter series of this revision (see dropCounter).
 	dropCounters sync.Map
-	// convertor converts objects between versions. It is nil when versions differ only in
-	// apiVersion (conversion None): an object of any version is then gated as it is.
+	// convertor converts objects between versions, without modifying its input (the
+	// handler's is the safe converter, which copies it). It is nil when versions differ only
+	// in apiVersion (conversion None): an object of any version is then gated as it is.
 	convertor runtime.ObjectConvertor
 	// stored reads the stored object in the storage version (see ReadStoredWith); nil without
 	// a conversion webhook, or outside a server.
@@ -250,7 +251,16 @@ func (g *FieldGates) prepareInStorageVersion(ctx context.Context, newObj *unstru
 			return nil, err
 		}
 	}
-	left, fieldErr := g.storage.PrepareForUpdate(stored.UnstructuredContent(), oldContent, featuregates.ScopeAll)
+	// Unchanged, stored is what the storage layer persists, and was just gated within the
+	// write's scope: only the rest of the object is left to check.
+	check := featuregates.ScopeAll
+	if len(changes) == 0 {
+		var rest bool
+		if check, rest = scope.Rest(); !rest {
+			return changes, nil
+		}
+	}
+	left, fieldErr := g.storage.PrepareForUpdate(stored.UnstructuredContent(), oldContent, check)
 	if fieldErr != nil {
 		return nil, invalid(newObj, fieldErr)
 	}
@@ -346,7 +356,7 @@ func (g *FieldGates) contentIn(old runtime.Object, gv schema.GroupVersion) (map[
 	if g.convertor == nil || from == gv {
 		return oldObj.UnstructuredContent(), nil
 	}
-	out, err := g.convertor.ConvertToVersion(oldObj.DeepCopy(), gv)
+	out, err := g.convertor.ConvertToVersion(oldObj, gv)
 	if err != nil {
 		return nil, conversionError(from, gv, err)
 	}
@@ -369,7 +379,7 @@ func (g *FieldGates) toStorage(obj *unstructured.Unstructured) (stored *unstruct
 	if gv == g.storageVersion {
 		return obj, nil, nil
 	}
-	out, err := g.convertor.ConvertToVersion(obj.DeepCopy(), g.storageVersion)
+	out, err := g.convertor.ConvertToVersion(obj, g.storageVersion)
 	if err != nil {
 		return nil, nil, conversionError(gv, g.storageVersion, err)
 	}

@@ -54,6 +54,18 @@ const (
 	ScopeStatus
 )
 
+// Rest returns the scope of the part of an object that s leaves out, and false when s
+// leaves out nothing (ScopeAll).
+func (s Scope) Rest() (Scope, bool) {
+	switch s {
+	case ScopeExceptStatus:
+		return ScopeStatus, true
+	case ScopeStatus:
+		return ScopeExceptStatus, true
+	}
+	return ScopeAll, false
+}
+
 func (s Scope) includes(root string) bool {
 	switch s {
 	case ScopeExceptStatus:
