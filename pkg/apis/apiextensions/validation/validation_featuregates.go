@@ -19,6 +19,7 @@ package validation
 import (
 	"fmt"
 	"regexp"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 
@@ -72,6 +73,7 @@ func validateCustomFeatureGates(spec *apiextensions.CustomResourceDefinitionSpec
 	}
 
 	schema, storageVersion := storageStructuralSchema(spec)
+	others := otherGatedVersions(spec, schema)
 	unchanged := unchangedCustomFeatureGates(gates, oldGates)
 	names := make(map[string]bool, len(gates.FeatureGates))
 	total := 0
@@ -134,10 +136,8 @@ func validateCustomFeatureGates(spec *apiextensions.CustomResourceDefinitionSpec
 			if resolve {
 				if err := featuregates.Resolve(p, schema); err != nil {
 					allErrs = append(allErrs, field.Invalid(pathPath(), raw, fmt.Sprintf("must exist in the schema of the storage version %q: %v", storageVersion, err)))
-				} else if listPath, key, found := listMapKeyInPath(p, schema); found {
-					allErrs = append(allErrs, field.Invalid(pathPath(), raw, listMapKeyDetail(listPath, key, storageVersion)))
-				} else if mapPath, key, found := featuregates.DefaultBelowNamedKey(p, schema); found {
-					allErrs = append(allErrs, field.Invalid(pathPath(), raw, namedKeyDefaultDetail(mapPath, key, storageVersion)))
+				} else if detail := gatedPathInVersionsDetail(p, schema, storageVersion, others); detail != "" {
+					allErrs = append(allErrs, field.Invalid(pathPath(), raw, detail))
 				}
 			}
 		}
@@ -204,6 +204,52 @@ func validateCustomFeatureGateFields(gate *apiextensions.CustomResourceDefinitio
 		}
 	}
 	return allErrs
+}
+
+// otherGatedVersions returns the versions other than the storage version (whose structural
+// schema is storage) that the gates' fieldPaths also gate: with conversion None every other
+// version, in the CRD's order, each checked where its schema has the path (see
+// gatedPathInVersionsDetail); with a conversion webhook none. Versions that share the
+// storage version's schema (spec.validation), or whose schema is not structural, are left
+// out.
+func otherGatedVersions(spec *apiextensions.CustomResourceDefinitionSpec, storage *structuralschema.Structural) []structuralVersion {
+	if storage == nil || !sharesShape(spec) {
+		return nil
+	}
+	var out []structuralVersion
+	for _, v := range structuralVersions(spec) {
+		if !v.storage && (spec.Validation == nil || v.props != spec.Validation.OpenAPIV3Schema) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// gatedPathInVersionsDetail returns why the gated path p cannot be gated in a version it
+// gates, or "": when it is, or runs through, a key of a map list (listMapKeyInPath), or goes
+// through a named key of a map whose value schema has a default there
+// (featuregates.DefaultBelowNamedKey), in the storage version's schema (storage, of version
+// storageVersion) or in one of others that has the path (featuregates.Resolve). The storage
+// version is checked first; one reason is returned.
+func gatedPathInVersionsDetail(p featuregates.Path, storage *structuralschema.Structural, storageVersion string, others []structuralVersion) string {
+	if listPath, key, found := listMapKeyInPath(p, storage); found {
+		return listMapKeyDetail(listPath, key, storageVersion)
+	}
+	if mapPath, key, found := featuregates.DefaultBelowNamedKey(p, storage); found {
+		return namedKeyDefaultDetail(mapPath, key, storageVersion, true)
+	}
+	for _, v := range others {
+		if featuregates.Resolve(p, v.structural) != nil {
+			continue
+		}
+		if listPath, key, found := listMapKeyInPath(p, v.structural); found {
+			return listMapKeyDetail(listPath, key, v.version)
+		}
+		if mapPath, key, found := featuregates.DefaultBelowNamedKey(p, v.structural); found {
+			return namedKeyDefaultDetail(mapPath, key, v.version, false)
+		}
+	}
+	return ""
 }
 
 // unchangedCustomFeatureGates returns the names of the gates that are equal in old and new.
@@ -281,6 +327,7 @@ func unchangedFieldPathWarnings(spec *apiextensions.CustomResourceDefinitionSpec
 	if schema == nil {
 		return nil
 	}
+	others := otherGatedVersions(spec, schema)
 	base := field.NewPath("spec", "customFeatureGates", "featureGates")
 	var warnings []string
 	for i, gate := range spec.CustomFeatureGates.FeatureGates {
@@ -295,12 +342,13 @@ func unchangedFieldPathWarnings(spec *apiextensions.CustomResourceDefinitionSpec
 			if err := featuregates.Resolve(p, schema); err != nil {
 				warnings = append(warnings, fmt.Sprintf("%s: field path %s of feature gate %s is no longer in the schema of the storage version %q, so the gate does not guard it: %v",
 					base.Index(i).Child("fieldPaths").Index(j), p.String(), gate.Name, storageVersion, err))
-			} else if listPath, key, found := listMapKeyInPath(p, schema); found {
-				warnings = append(warnings, fmt.Sprintf("%s: field path %s of feature gate %s: %s; it is kept because the gate did not change",
-					base.Index(i).Child("fieldPaths").Index(j), p.String(), gate.Name, listMapKeyDetail(listPath, key, storageVersion)))
-			} else if mapPath, key, found := featuregates.DefaultBelowNamedKey(p, schema); found {
-				warnings = append(warnings, fmt.Sprintf("%s: field path %s of feature gate %s: %s; it is kept because the gate did not change, and that default is applied while the gate is disabled",
-					base.Index(i).Child("fieldPaths").Index(j), p.String(), gate.Name, namedKeyDefaultDetail(mapPath, key, storageVersion)))
+			} else if detail := gatedPathInVersionsDetail(p, schema, storageVersion, others); detail != "" {
+				kept := "; it is kept because the gate did not change"
+				if strings.HasPrefix(detail, namedKeyDefaultPrefix) {
+					kept += ", and that default is applied while the gate is disabled"
+				}
+				warnings = append(warnings, fmt.Sprintf("%s: field path %s of feature gate %s: %s%s",
+					base.Index(i).Child("fieldPaths").Index(j), p.String(), gate.Name, detail, kept))
 			}
 		}
 	}
@@ -361,10 +409,18 @@ func listMapKeyDetail(listPath, key, version string) string {
 		listPath, key, listPath, version, listPath, listPath)
 }
 
+// namedKeyDefaultPrefix starts every namedKeyDefaultDetail.
+const namedKeyDefaultPrefix = "must not go through the named key "
+
 // namedKeyDefaultDetail explains why a gated path through the named key of the map at
-// mapPath cannot have a default below it (featuregates.DefaultBelowNamedKey).
-func namedKeyDefaultDetail(mapPath featuregates.Path, key, storageVersion string) string {
-	return fmt.Sprintf("must not go through the named key %q of the map %s when the map's value schema in the storage version %q has a default at or below the rest of the path: "+
+// mapPath cannot have a default below it (featuregates.DefaultBelowNamedKey) in version,
+// which is the storage version when storage is true.
+func namedKeyDefaultDetail(mapPath featuregates.Path, key, version string, storage bool) string {
+	which := "version"
+	if storage {
+		which = "the storage version"
+	}
+	return fmt.Sprintf(namedKeyDefaultPrefix+"%q of the map %s when the map's value schema in %s %q has a default at or below the rest of the path: "+
 		"that schema is shared by every key, so the default cannot follow the gate; gate every key (%s[*]...) or remove the default",
-		key, mapPath.String(), storageVersion, mapPath.String())
+		key, mapPath.String(), which, version, mapPath.String())
 }

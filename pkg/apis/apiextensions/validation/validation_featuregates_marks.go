@@ -48,13 +48,61 @@ func versionSchemas(spec *apiextensions.CustomResourceDefinitionSpec, fldPath *f
 	return out
 }
 
+// sharesShape reports whether the versions of spec share one shape: no conversion webhook
+// (conversion None). Then a mark, like a fieldPath, gates its path in every version whose
+// schema has it (featuregates.CompileVersions); with a webhook, each version has its own
+// marks.
+func sharesShape(spec *apiextensions.CustomResourceDefinitionSpec) bool {
+	return spec.Conversion == nil || spec.Conversion.Strategy != apiextensions.WebhookConverter
+}
+
+// structuralVersion is a version's schema with its structural form.
+type structuralVersion struct {
+	versionSchema
+	structural *structuralschema.Structural
+}
+
+// structuralVersions returns the structural schema of each version, in the CRD's order, once
+// per distinct schema (spec.validation, which every version shares, in the name of its first
+// version); a schema that is not structural is left out (structural validation reports it).
+func structuralVersions(spec *apiextensions.CustomResourceDefinitionSpec) []structuralVersion {
+	var out []structuralVersion
+	seen := map[*apiextensions.JSONSchemaProps]bool{}
+	for _, vs := range versionSchemas(spec, field.NewPath("spec")) {
+		if seen[vs.props] {
+			continue
+		}
+		seen[vs.props] = true
+		if ss, err := structuralschema.NewStructural(vs.props); err == nil {
+			out = append(out, structuralVersion{vs, ss})
+		}
+	}
+	return out
+}
+
+// otherVersionsWith returns the versions of versions, other than the one whose schema is
+// except, whose schema has the path p (featuregates.Resolve): the versions a mark of another
+// version, or a fieldPath, also gates with conversion None.
+func otherVersionsWith(versions []structuralVersion, except *apiextensions.JSONSchemaProps, p featuregates.Path) []structuralVersion {
+	var out []structuralVersion
+	for _, v := range versions {
+		if v.props != except && featuregates.Resolve(p, v.structural) == nil {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
 // validateFeatureGateMarks validates the x-kubernetes-feature-gate marks of every version's
 // schema (fldPath is the CRD's spec). A mark must name a gate declared in
 // spec.customFeatureGates; it must not be on the root, nor on or below metadata, apiVersion
-// or kind; and where the storage version's mark and a gate's fieldPaths guard the same path,
-// they must name the same gate. Marks inside allOf, anyOf, oneOf and not are rejected by the
-// structural schema check, and a schema that is not structural is reported there; its marks
-// are not checked here. When spec.validation is shared by every version, its marks are
+// or kind; and where a mark and a gate's fieldPaths guard the same path in a version that
+// both gate (the storage version; every version with conversion None), they must name the
+// same gate. With conversion None, a mark gates its path in every version that has it, so two
+// versions must not mark one path with different gates: the mark of the later version, in
+// spec.versions order, is rejected. Marks inside allOf, anyOf, oneOf and not are rejected by
+// the structural schema check, and a schema that is not structural is reported there; its
+// marks are not checked here. When spec.validation is shared by every version, its marks are
 // checked once.
 func validateFeatureGateMarks(spec *apiextensions.CustomResourceDefinitionSpec, fldPath *field.Path) field.ErrorList {
 	declared := map[string]bool{}
@@ -74,10 +122,14 @@ func validateFeatureGateMarks(spec *apiextensions.CustomResourceDefinitionSpec, 
 			}
 		}
 	}
+	shared := sharesShape(spec)
+	// markedBy is, with conversion None, the first valid mark of each path, by version.
+	type versionMark struct{ version, gate string }
+	markedBy := map[string]versionMark{}
 	var allErrs field.ErrorList
 	checked := map[*apiextensions.JSONSchemaProps]bool{}
 	for _, vs := range versionSchemas(spec, fldPath) {
-		if checked[vs.props] && !vs.storage {
+		if checked[vs.props] && (shared || !vs.storage) {
 			continue
 		}
 		first := !checked[vs.props]
@@ -88,19 +140,96 @@ func validateFeatureGateMarks(spec *apiextensions.CustomResourceDefinitionSpec, 
 		}
 		for _, m := range featuregates.Marks(ss) {
 			markPath := m.SchemaPath(vs.path)
+			var markErrs field.ErrorList
 			if first {
-				allErrs = append(allErrs, validateFeatureGateMark(m, markPath, declared)...)
+				markErrs = validateFeatureGateMark(m, markPath, declared)
+				allErrs = append(allErrs, markErrs...)
 			}
-			if !vs.storage {
+			key := m.Path.String()
+			if other, ok := fieldPathGate[key]; ok && other != m.Gate {
+				switch {
+				case vs.storage:
+					allErrs = append(allErrs, field.Invalid(markPath, m.Gate, fmt.Sprintf(
+						"the storage version %q's path %s is also in the fieldPaths of feature gate %q; a path guarded both ways must name the same gate", vs.version, key, other)))
+				case shared:
+					allErrs = append(allErrs, field.Invalid(markPath, m.Gate, fmt.Sprintf(
+						"version %q's path %s is also in the fieldPaths of feature gate %q, which gate it in every version with conversion None; a path guarded both ways must name the same gate", vs.version, key, other)))
+				}
 				continue
 			}
-			if other, ok := fieldPathGate[m.Path.String()]; ok && other != m.Gate {
+			if !shared || !first || len(markErrs) > 0 {
+				continue
+			}
+			if earlier, ok := markedBy[key]; !ok {
+				markedBy[key] = versionMark{vs.version, m.Gate}
+			} else if earlier.gate != m.Gate {
 				allErrs = append(allErrs, field.Invalid(markPath, m.Gate, fmt.Sprintf(
-					"the storage version %q's path %s is also in the fieldPaths of feature gate %q; a path guarded both ways must name the same gate", vs.version, m.Path.String(), other)))
+					"version %q marks the same path %s with feature gate %q: with conversion None a mark gates its path in every version that has it, so the versions must name the same gate", earlier.version, key, earlier.gate)))
 			}
 		}
 	}
 	return allErrs
+}
+
+// FeatureGateMarkVersionWarnings returns, for a CRD with conversion None, a warning for each
+// mark of one version at a path that another version's schema has but does not mark (and no
+// fieldPath gates): the mark gates the path in both versions (see validateFeatureGateMarks),
+// and the warning says so, naming both versions and the path, so that the author can mark
+// the path in every version. A CRD with a conversion webhook, whose versions keep their own
+// marks, draws none. Marks that validation rejects draw none either.
+func FeatureGateMarkVersionWarnings(spec *apiextensions.CustomResourceDefinitionSpec) []string {
+	if !sharesShape(spec) || spec.CustomFeatureGates == nil || len(spec.CustomFeatureGates.FeatureGates) > MaxCustomFeatureGates {
+		return nil
+	}
+	declared := map[string]bool{}
+	fieldPaths := map[string]bool{}
+	for _, g := range spec.CustomFeatureGates.FeatureGates {
+		declared[g.Name] = true
+		if len(g.FieldPaths) > MaxCustomFeatureGateFieldPaths {
+			continue
+		}
+		for _, raw := range g.FieldPaths {
+			if p, err := featuregates.ParsePath(raw); err == nil {
+				fieldPaths[p.String()] = true
+			}
+		}
+	}
+	versions := structuralVersions(spec)
+	if len(versions) < 2 {
+		return nil
+	}
+	// marked are the paths each version marks.
+	marked := make([]map[string]bool, len(versions))
+	marks := make([][]featuregates.Mark, len(versions))
+	for i, v := range versions {
+		marks[i] = featuregates.Marks(v.structural)
+		marked[i] = make(map[string]bool, len(marks[i]))
+		for _, m := range marks[i] {
+			marked[i][m.Path.String()] = true
+		}
+	}
+	var warnings []string
+	for i, v := range versions {
+		for _, m := range marks[i] {
+			key := m.Path.String()
+			if !declared[m.Gate] || m.Path.Len() == 0 || m.Path.IsReserved() || fieldPaths[key] {
+				continue
+			}
+			for j, o := range versions {
+				if j == i || marked[j][key] || featuregates.Resolve(m.Path, o.structural) != nil {
+					continue
+				}
+				both := [2]string{v.version, o.version}
+				if j < i {
+					both[0], both[1] = o.version, v.version
+				}
+				warnings = append(warnings, fmt.Sprintf("%s: version %q marks %s with feature gate %s and version %q does not; "+
+					"with conversion None the versions share one shape, so the mark applies to both %s and %s: mark %s in version %q too",
+					m.SchemaPath(v.path), v.version, key, m.Gate, o.version, both[0], both[1], key, o.version))
+			}
+		}
+	}
+	return warnings
 }
 
 // validateFeatureGateMark validates one mark on its own.
@@ -126,9 +255,9 @@ func validateFeatureGateMark(m featuregates.Mark, markPath *field.Path, declared
 // rules of marks are in validateFeatureGateMarks.
 func validateFeatureGateMarkListMapKeys(spec *apiextensions.CustomResourceDefinitionSpec, unchanged map[string]bool) field.ErrorList {
 	var allErrs field.ErrorList
-	forEachListMapKeyMark(spec, func(vs versionSchema, m featuregates.Mark, listPath, key string) {
+	forEachListMapKeyMark(spec, func(vs versionSchema, m featuregates.Mark, keyVersion, listPath, key string) {
 		if !unchanged[m.Gate] {
-			allErrs = append(allErrs, field.Invalid(m.SchemaPath(vs.path), m.Gate, listMapKeyDetail(listPath, key, vs.version)))
+			allErrs = append(allErrs, field.Invalid(m.SchemaPath(vs.path), m.Gate, listMapKeyDetail(listPath, key, keyVersion)))
 		}
 	})
 	return allErrs
@@ -139,33 +268,38 @@ func validateFeatureGateMarkListMapKeys(spec *apiextensions.CustomResourceDefini
 // a key.
 func listMapKeyMarkWarnings(spec *apiextensions.CustomResourceDefinitionSpec, unchanged map[string]bool) []string {
 	var warnings []string
-	forEachListMapKeyMark(spec, func(vs versionSchema, m featuregates.Mark, listPath, key string) {
+	forEachListMapKeyMark(spec, func(vs versionSchema, m featuregates.Mark, keyVersion, listPath, key string) {
 		if unchanged[m.Gate] {
 			warnings = append(warnings, fmt.Sprintf("%s: the mark of feature gate %s: %s; it is kept because the gate did not change",
-				m.SchemaPath(vs.path), m.Gate, listMapKeyDetail(listPath, key, vs.version)))
+				m.SchemaPath(vs.path), m.Gate, listMapKeyDetail(listPath, key, keyVersion)))
 		}
 	})
 	return warnings
 }
 
 // forEachListMapKeyMark calls f with each mark of spec's schemas that is on, or below, a key
-// of a list (listMapKeyInPath), with the version, the list's path and the key. A schema that
-// every version shares (spec.validation) is walked once, in the name of its first version; a
-// schema that is not structural is skipped (structural validation reports it).
-func forEachListMapKeyMark(spec *apiextensions.CustomResourceDefinitionSpec, f func(vs versionSchema, m featuregates.Mark, listPath, key string)) {
-	walked := map[*apiextensions.JSONSchemaProps]bool{}
-	for _, vs := range versionSchemas(spec, field.NewPath("spec")) {
-		if walked[vs.props] {
-			continue
-		}
-		walked[vs.props] = true
-		ss, err := structuralschema.NewStructural(vs.props)
-		if err != nil {
-			continue
-		}
-		for _, m := range featuregates.Marks(ss) {
-			if listPath, key, found := listMapKeyInPath(m.Path, ss); found {
-				f(vs, m, listPath, key)
+// of a list (listMapKeyInPath) in a version the mark gates: its own, and with conversion None
+// every other version that has the path. f gets the mark's version, the version where the
+// path is a key (its own first), the list's path and the key; a mark is reported once. A
+// schema that every version shares (spec.validation) is walked once, in the name of its first
+// version; a schema that is not structural is skipped (structural validation reports it).
+func forEachListMapKeyMark(spec *apiextensions.CustomResourceDefinitionSpec, f func(vs versionSchema, m featuregates.Mark, keyVersion, listPath, key string)) {
+	versions := structuralVersions(spec)
+	shared := sharesShape(spec)
+	for _, v := range versions {
+		for _, m := range featuregates.Marks(v.structural) {
+			if listPath, key, found := listMapKeyInPath(m.Path, v.structural); found {
+				f(v.versionSchema, m, v.version, listPath, key)
+				continue
+			}
+			if !shared {
+				continue
+			}
+			for _, o := range otherVersionsWith(versions, v.props, m.Path) {
+				if listPath, key, found := listMapKeyInPath(m.Path, o.structural); found {
+					f(v.versionSchema, m, o.version, listPath, key)
+					break
+				}
 			}
 		}
 	}
