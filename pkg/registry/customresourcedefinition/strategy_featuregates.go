@@ -42,7 +42,9 @@ func dropDisabledCustomFeatureGates(newCRD, oldCRD *apiextensions.CustomResource
 // gateWarnings are the fork's warnings for a CRD create (oldCRD nil) or update. On update, a
 // gated field path that the new storage schema no longer has (whatever the feature's state:
 // the field is kept where it is in use); while the CRDFieldLevelVersioning feature gate is
-// enabled, gates that no field path and no CEL rule uses. (A schema default on a gated field
+// enabled, gates that no field path and no CEL rule uses, and, with conversion None, a path
+// that one version marks and another has unmarked (the mark gates it in both, see
+// validation.FeatureGateMarkVersionWarnings). (A schema default on a gated field
 // path needs no warning: the server applies no default at an effectively disabled path, see
 // featuregates.Index.WithoutDisabledDefaults.)
 func gateWarnings(newCRD, oldCRD *apiextensions.CustomResourceDefinition) []string {
@@ -52,6 +54,7 @@ func gateWarnings(newCRD, oldCRD *apiextensions.CustomResourceDefinition) []stri
 	}
 	if utilfeature.DefaultFeatureGate.Enabled(apiextensionsfeatures.CRDFieldLevelVersioning) {
 		warnings = append(warnings, validation.UnusedGateWarnings(&newCRD.Spec)...)
+		warnings = append(warnings, validation.FeatureGateMarkVersionWarnings(&newCRD.Spec)...)
 	}
 	return warnings
 }

@@ -152,3 +152,66 @@ func TestDropDisabledFeatureGateMarks(t *testing.T) {
 		})
 	}
 }
+
+// TestMarkVersionWarnings: a CRD with conversion None whose v2 marks .spec.replicas, which
+// v1 has unmarked, draws a warning on create and update that names both versions and the
+// path, while the feature is on; with a conversion webhook it draws none.
+func TestMarkVersionWarnings(t *testing.T) {
+	crd := func(conversion apiextensions.ConversionStrategyType) *apiextensions.CustomResourceDefinition {
+		schema := func(marked bool) *apiextensions.CustomResourceValidation {
+			replicas := apiextensions.JSONSchemaProps{Type: "integer"}
+			if marked {
+				replicas.XFeatureGate = ptr.To("ReplicasGate")
+			}
+			return &apiextensions.CustomResourceValidation{OpenAPIV3Schema: &apiextensions.JSONSchemaProps{
+				Type: "object", Properties: map[string]apiextensions.JSONSchemaProps{
+					"spec": {Type: "object", Properties: map[string]apiextensions.JSONSchemaProps{"replicas": replicas}},
+				}}}
+		}
+		return &apiextensions.CustomResourceDefinition{
+			ObjectMeta: metav1.ObjectMeta{Name: "crontabs.stable.example.com", ResourceVersion: "1", Generation: 1},
+			Spec: apiextensions.CustomResourceDefinitionSpec{
+				Group: "stable.example.com",
+				Versions: []apiextensions.CustomResourceDefinitionVersion{
+					{Name: "v1", Served: true, Schema: schema(false)},
+					{Name: "v2", Served: true, Storage: true, Schema: schema(true)},
+				},
+				Conversion: &apiextensions.CustomResourceConversion{Strategy: conversion},
+				CustomFeatureGates: &apiextensions.CustomResourceDefinitionFeatureGates{FeatureGates: []apiextensions.CustomResourceDefinitionFeatureGate{
+					{Name: "ReplicasGate", PreRelease: apiextensions.CustomFeatureGateAlpha}}},
+			},
+		}
+	}
+	const want = `spec.versions[1].schema.openAPIV3Schema.properties[spec].properties[replicas].x-kubernetes-feature-gate: version "v2" marks .spec.replicas with feature gate ReplicasGate and version "v1" does not; ` +
+		`with conversion None the versions share one shape, so the mark applies to both v1 and v2: mark .spec.replicas in version "v1" too`
+	for _, tc := range []struct {
+		name       string
+		conversion apiextensions.ConversionStrategyType
+		feature    bool
+		want       []string
+	}{
+		{name: "None, feature on", conversion: apiextensions.NoneConverter, feature: true, want: []string{want}},
+		{name: "None, feature off", conversion: apiextensions.NoneConverter},
+		{name: "Webhook, feature on", conversion: apiextensions.WebhookConverter, feature: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, apiextensionsfeatures.CRDFieldLevelVersioning, tc.feature)
+			s := NewStrategy(nil)
+			contains := func(warnings []string) []string {
+				var out []string
+				for _, w := range warnings {
+					if w == want {
+						out = append(out, w)
+					}
+				}
+				return out
+			}
+			if diff := cmp.Diff(tc.want, contains(s.WarningsOnCreate(context.Background(), crd(tc.conversion)))); diff != "" {
+				t.Errorf("create warnings (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.want, contains(s.WarningsOnUpdate(context.Background(), crd(tc.conversion), crd(tc.conversion)))); diff != "" {
+				t.Errorf("update warnings (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
