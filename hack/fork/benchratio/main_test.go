@@ -49,6 +49,39 @@ func strategyLines(b, c string) string {
 	}, "\n")
 }
 
+// TestReportTwoVersions checks the goal of setup (e): the hook less two conversions is at
+// most twice (d)'s extra over (a).
+func TestReportTwoVersions(t *testing.T) {
+	lines := func(e string) string {
+		return strings.Join([]string{
+			"BenchmarkFieldGatesStrategy/PrepareForCreate/a-upstream-no-gates-2 \t 2000\t 1000 ns/op\t 0 B/op\t 0 allocs/op",
+			"BenchmarkFieldGatesStrategy/Hook/a-upstream-no-gates-2 \t 2000\t 30 ns/op\t 0 B/op\t 0 allocs/op",
+			"BenchmarkFieldGatesStrategy/Hook/d-50-gates-half-disabled-present-2 \t 2000\t 4030 ns/op\t 120 B/op\t 6 allocs/op",
+			"BenchmarkFieldGatesStrategy/Hook/e-2-versions-marks-half-disabled-present-2 \t 2000\t " + e + " ns/op\t 53536 B/op\t 349 allocs/op",
+			"BenchmarkFieldGatesConvert-2 \t 2000\t 30000 ns/op\t 27011 B/op\t 172 allocs/op",
+		}, "\n")
+	}
+	for _, tc := range []struct {
+		e          string
+		wantMissed int
+	}{
+		{e: "68030", wantMissed: 0}, // 8 µs of its own: 2 x 4 µs
+		{e: "68100", wantMissed: 1},
+	} {
+		runs, _, err := parse(strings.NewReader(lines(tc.e)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		if missed := report(&out, runs, 1); missed != tc.wantMissed {
+			t.Errorf("e = %s ns: %d goals missed, want %d\n%s", tc.e, missed, tc.wantMissed, out.String())
+		}
+		if !strings.Contains(out.String(), "less 2 conversions (60.0 µs), at most 2 x (d)") {
+			t.Errorf("e = %s ns: the (e) goal is not reported:\n%s", tc.e, out.String())
+		}
+	}
+}
+
 func TestReport(t *testing.T) {
 	for _, tc := range []struct {
 		name       string
