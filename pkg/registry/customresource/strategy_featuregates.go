@@ -40,10 +40,11 @@ import (
 // with the CRD's other serving state and shared, read-only, by the strategies of all the
 // CRD's versions.
 type FieldGates struct {
-	// indexes are the compiled gates of each version's objects (featuregates.CompileVersion):
-	// the version's x-kubernetes-feature-gate marks, and the gates' fieldPaths where they are
-	// paths of that version (featuregates.AppliesToVersion). A version without gated paths
-	// has none.
+	// indexes are the compiled gates of each version's objects (featuregates.CompileVersions):
+	// with conversion None, the gates' fieldPaths and every version's
+	// x-kubernetes-feature-gate marks at the paths the version has; with a webhook, the
+	// version's own marks, and the fieldPaths in the storage version. A version without
+	// gated paths has none.
 	indexes map[string]*featuregates.Index
 	// storage is the index of the storage version.
 	storage *featuregates.Index
@@ -65,9 +66,10 @@ type FieldGates struct {
 	// stored reads the stored object in the storage version (see ReadStoredWith); nil without
 	// a conversion webhook, or outside a server.
 	stored rest.Getter
-	// storageAlike are the versions whose index is the storage version's: with conversion
-	// None, when neither the version nor the storage version has marks, both indexes hold
-	// the fieldPaths only, so the storage version's step of prepare would find nothing new.
+	// storageAlike are the versions whose index gates like the storage version's
+	// (featuregates.Index.SameGating): with conversion None, every version whose schema has
+	// the storage version's gated paths, so the storage version's step of prepare would find
+	// nothing new.
 	storageAlike map[string]bool
 }
 
@@ -85,31 +87,34 @@ func NewFieldGates(crd *apiextensionsv1.CustomResourceDefinition, storageVersion
 		crd:            crd.Name,
 		resource:       crd.Spec.Names.Plural,
 	}
-	versions := []string{storageVersion}
+	// Every version at once (featuregates.CompileVersions): with conversion None, a mark in
+	// any version gates its path in every version that has it, wherever the storage version
+	// is, exactly as defaults, the OpenAPI and pkg/apihelpers see it.
+	versions := make([]featuregates.VersionSchema, 0, len(crd.Spec.Versions)+1)
+	hasStorage := false
 	for _, v := range crd.Spec.Versions {
-		if v.Name != storageVersion {
-			versions = append(versions, v.Name)
-		}
+		versions = append(versions, featuregates.VersionSchema{Version: v.Name, Schema: schemas[v.Name]})
+		hasStorage = hasStorage || v.Name == storageVersion
 	}
-	for _, v := range versions {
-		index := featuregates.CompileVersion(specs, schemas[v], v == storageVersion || featuregates.AppliesToVersion(crd, v))
-		if index == nil {
-			continue
-		}
-		g.indexes[v] = index
-		g.acts = g.acts || index.HasDisabled() || index.HasDeprecated()
+	if !hasStorage {
+		versions = append(versions, featuregates.VersionSchema{Version: storageVersion, Schema: schemas[storageVersion]})
 	}
+	sharedShape := featuregates.SharesShape(crd)
+	g.indexes = featuregates.CompileVersions(specs, versions, storageVersion, sharedShape)
 	if len(g.indexes) == 0 {
 		return nil
 	}
+	for _, index := range g.indexes {
+		g.acts = g.acts || index.HasDisabled() || index.HasDeprecated()
+	}
 	g.storage = g.indexes[storageVersion]
-	if crd.Spec.Conversion != nil && crd.Spec.Conversion.Strategy == apiextensionsv1.WebhookConverter {
+	if !sharedShape {
 		g.convertor = convertor
 		g.webhook = describeWebhook(crd.Spec.Conversion.Webhook)
-	} else if !featuregates.HasMarks(schemas[storageVersion]) {
+	} else {
 		g.storageAlike = map[string]bool{}
 		for _, v := range versions {
-			g.storageAlike[v] = !featuregates.HasMarks(schemas[v])
+			g.storageAlike[v.Version] = g.indexes[v.Version].SameGating(g.storage)
 		}
 	}
 	return g

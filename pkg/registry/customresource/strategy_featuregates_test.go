@@ -483,8 +483,9 @@ func TestFieldGatesMarksDefaults(t *testing.T) {
 }
 
 // TestFieldGatesConversionNoneTwoVersions: with conversion None, a write in another version
-// than the storage version is gated by its own index (fieldPaths hold in every version) and
-// by the storage version's marks, which may guard fields that version does not mark.
+// than the storage version is gated by the fieldPaths, which hold in every version, and by
+// the storage version's marks, which gate every version that has the path, also one that
+// does not mark it.
 func TestFieldGatesConversionNoneTwoVersions(t *testing.T) {
 	featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, apiextensionsfeatures.CRDFieldLevelVersioning, true)
 	for _, tc := range []struct {
@@ -510,6 +511,67 @@ func TestFieldGatesConversionNoneTwoVersions(t *testing.T) {
 			}
 			if diff := cmp.Diff([]string{".spec.replicas was dropped: feature gate CountGate (alpha) is disabled"}, rec.warnings); diff != "" {
 				t.Errorf("warnings (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestFieldGatesConversionNoneMarksOfOtherVersions: with conversion None, a mark in one
+// version gates the path in every version that has it, wherever the storage version is: the
+// write in every version, and the defaults of a version that does not mark the path.
+func TestFieldGatesConversionNoneMarksOfOtherVersions(t *testing.T) {
+	featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, apiextensionsfeatures.CRDFieldLevelVersioning, true)
+	// v1 has a default for replicas and no mark; v2 marks replicas.
+	unmarked := fieldGateTestSchema()
+	spec := unmarked.Properties["spec"]
+	replicas := spec.Properties["replicas"]
+	replicas.Default.Object = int64(1)
+	spec.Properties["replicas"] = replicas
+	unmarked.Properties["spec"] = spec
+	schemas := map[string]*structuralschema.Structural{"v1": unmarked, "v2": markedSchema("replicas", "ReplicasGate")}
+	for _, storage := range []string{"v2", "v1"} {
+		crd := fieldGateTestCRD(apiextensionsv1.NoneConverter, apiextensionsv1.CustomResourceDefinitionFeatureGate{Name: "ReplicasGate", PreRelease: "alpha"})
+		crd.Name = "crontabs.stable.example.com"
+		crd.Spec.Versions = []apiextensionsv1.CustomResourceDefinitionVersion{{Name: "v1", Storage: storage == "v1"}, {Name: "v2", Storage: storage == "v2"}}
+		g := NewFieldGates(crd, storage, schemas, nil)
+		t.Run("storage "+storage+", defaults", func(t *testing.T) {
+			defaulted := g.WithoutDisabledDefaults(schemas)
+			if d := defaulted["v1"].Properties["spec"].Properties["replicas"].Default.Object; d != nil {
+				t.Errorf("v1's default for .spec.replicas = %v, want none while ReplicasGate is disabled", d)
+			}
+			if d := schemas["v1"].Properties["spec"].Properties["replicas"].Default.Object; d != int64(1) {
+				t.Errorf("the CRD's own schema of v1 lost its default: %v", d)
+			}
+		})
+		for _, tc := range []struct {
+			name, version, content string
+			wantSpec               map[string]interface{}
+			wantWarnings           []string
+		}{
+			{name: "v1 create without replicas", version: "v1", content: `"spec":{"image":"a"}`, wantSpec: map[string]interface{}{"image": "a"}},
+			{name: "v1 create with replicas", version: "v1", content: `"spec":{"replicas":3,"image":"a"}`, wantSpec: map[string]interface{}{"image": "a"},
+				wantWarnings: []string{".spec.replicas was dropped: feature gate ReplicasGate (alpha) is disabled"}},
+			{name: "v2 create with replicas", version: "v2", content: `"spec":{"replicas":3,"image":"a"}`, wantSpec: map[string]interface{}{"image": "a"},
+				wantWarnings: []string{".spec.replicas was dropped: feature gate ReplicasGate (alpha) is disabled"}},
+		} {
+			t.Run("storage "+storage+", "+tc.name, func(t *testing.T) {
+				kind := schema.GroupVersionKind{Group: "stable.example.com", Version: tc.version, Kind: "CronTab"}
+				s := NewStrategy(nil, true, kind, nil, nil, nil, nil, nil, nil).WithFieldGates(g)
+				rec := &warningRecorder{}
+				obj := cr(t, "stable.example.com/"+tc.version, 1, tc.content)
+				s.PrepareForCreate(warning.WithWarningRecorder(context.Background(), rec), obj)
+				if diff := cmp.Diff(tc.wantSpec, jsonOf(t, obj)["spec"]); diff != "" {
+					t.Errorf("spec (-want +got):\n%s", diff)
+				}
+				if diff := cmp.Diff(tc.wantWarnings, rec.warnings); diff != "" {
+					t.Errorf("warnings (-want +got):\n%s", diff)
+				}
+			})
+		}
+		t.Run("storage "+storage+", one gating step", func(t *testing.T) {
+			// Both versions have the path, so both gate like the storage version.
+			if diff := cmp.Diff(map[string]bool{"v1": true, "v2": true}, g.storageAlike); diff != "" {
+				t.Errorf("storageAlike (-want +got):\n%s", diff)
 			}
 		})
 	}
