@@ -131,14 +131,14 @@ type versionIndex struct {
 }
 
 // versionIndexes returns the index of each served version of the CRD and of its storage
-// version, in the CRD's order, as the server compiles them; nil when the CRD has no storage
-// version.
+// version, in the CRD's order, as the server compiles them (featuregates.CompileCRDVersion:
+// with conversion None, every version's marks gate every version that has the path); nil
+// when the CRD has no storage version.
 func versionIndexes(crd *apiextensionsv1.CustomResourceDefinition) []versionIndex {
 	storage, err := apihelpers.GetCRDStorageVersion(crd)
 	if err != nil {
 		return nil
 	}
-	specs := featuregates.SpecsFromV1(crd.Spec.CustomFeatureGates)
 	var indexes []versionIndex
 	for _, v := range crd.Spec.Versions {
 		if !v.Served && v.Name != storage {
@@ -153,7 +153,7 @@ func versionIndexes(crd *apiextensionsv1.CustomResourceDefinition) []versionInde
 			served:     v.Served,
 			storage:    v.Name == storage,
 			fieldPaths: applies,
-			ix:         featuregates.CompileVersion(specs, s, applies),
+			ix:         featuregates.CompileCRDVersion(crd, v.Name, s),
 			schema:     s,
 			schemaErr:  err,
 		})

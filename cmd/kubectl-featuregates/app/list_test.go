@@ -159,12 +159,13 @@ items:
 kind: FeatureGateList
 `,
 	}, {
+		// With conversion None, the storage version's mark gates v1 too.
 		name: "conversion None, a mark of the storage version only",
 		crd:  replicasCRD(true),
 		args: []string{"-o", "wide"},
-		want: `CRD                   GATE           STAGE   ENABLED   DEFAULT   STATE      FIELDS             COMPONENT
-widgets.example.com   ReplicasGate   alpha   <unset>   <unset>   disabled   .spec.replicas     <none>
-widgets.example.com   ImageGate      beta    false     <unset>   disabled   .spec.image (v2)   <none>
+		want: `CRD                   GATE           STAGE   ENABLED   DEFAULT   STATE      FIELDS           COMPONENT
+widgets.example.com   ReplicasGate   alpha   <unset>   <unset>   disabled   .spec.replicas   <none>
+widgets.example.com   ImageGate      beta    false     <unset>   disabled   .spec.image      <none>
 `,
 	}, {
 		name: "a fieldPath below a disabled marked parent",
@@ -174,11 +175,12 @@ widgets.example.com   BackupGate       alpha   <unset>   disabled   .spec.backup
 widgets.example.com   EncryptionGate   beta    <unset>   enabled    .spec.backup.encryption (off: BackupGate)   <none>
 `,
 	}, {
+		// With conversion None, the storage version's mark gates v1 too.
 		name: "a fieldPath below a parent that only the storage version marks",
 		crd:  backupStorageMarkCRD(),
-		want: `CRD                   GATE             STAGE   ENABLED   STATE      FIELDS                                                                         COMPONENT
-widgets.example.com   BackupGate       alpha   <unset>   disabled   .spec.backup (v2)                                                              <none>
-widgets.example.com   EncryptionGate   beta    <unset>   enabled    .spec.backup.encryption (v1), .spec.backup.encryption (v2) (off: BackupGate)   <none>
+		want: `CRD                   GATE             STAGE   ENABLED   STATE      FIELDS                                      COMPONENT
+widgets.example.com   BackupGate       alpha   <unset>   disabled   .spec.backup                                <none>
+widgets.example.com   EncryptionGate   beta    <unset>   enabled    .spec.backup.encryption (off: BackupGate)   <none>
 `,
 	}}
 	for _, tc := range tests {

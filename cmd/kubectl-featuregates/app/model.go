@@ -159,9 +159,10 @@ type VersionStatus struct {
 
 // FieldStatus reports, for each served version of the CRD and for its storage version,
 // whether each field is live. A version's gates are those the server compiles for its
-// objects (featuregates.CompileVersion): the nodes its schema marks with
-// x-kubernetes-feature-gate, and the gates' fieldPaths where they are paths of that version
-// (featuregates.AppliesToVersion).
+// objects (featuregates.CompileCRDVersion): with conversion None, the gates' fieldPaths and
+// the nodes that any version's schema marks with x-kubernetes-feature-gate, where the
+// version's schema has them; with a conversion webhook, the nodes its own schema marks, and
+// the fieldPaths in the storage version.
 //
 // With no paths it walks each version's schema (metadata, apiVersion and kind, which are
 // never gated, are left out) and adds the gated paths the walk does not reach, such as a
@@ -230,8 +231,9 @@ func FieldStatus(crd *apiextensionsv1.CustomResourceDefinition, paths []string) 
 // gatesAfterConversion reports whether the storage version's index gates a write to another
 // version beyond that version's own index: the server gates every write in the storage
 // version too, after conversion. With a webhook, any gated path of the storage version
-// counts; without one, objects of every version have the same paths, so only a gated path
-// that the version's index lacks (a mark of the storage version's schema) counts.
+// counts; without one, objects of every version have the same paths, and every version's
+// marks gate every version that has the path, so only a gated path that the version's index
+// lacks (one the version's schema does not have) counts.
 func gatesAfterConversion(storage, own *featuregates.Index, webhook bool) bool {
 	if webhook {
 		return len(storage.Paths()) > 0

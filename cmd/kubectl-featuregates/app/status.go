@@ -34,11 +34,13 @@ live now: a value written there in that version is kept. A field is not live whe
 feature gate is disabled, or when the gate of a gated parent field is disabled; REASON names
 the gate. GATE and STAGE are the gate that guards the field itself, if any.
 
-The gates of a version are the fields its schema marks with x-kubernetes-feature-gate, and
-the gates' fieldPaths, which are paths of the storage version, where they are paths of that
-version: in the storage version, and in every version when the CRD has no conversion
-webhook. The server also gates a write to any other version in the storage version, after
-conversion; a note says so when that adds gates the version's own list does not show.
+The gates of a version depend on the CRD's conversion. Without a conversion webhook
+(conversion None), every version has one shape: a field that any version's schema marks with
+x-kubernetes-feature-gate, and the gates' fieldPaths, are gated in every version whose schema
+has them. With a webhook, a version's gates are the fields its own schema marks, and, in the
+storage version, the gates' fieldPaths (paths of the storage version). The server also gates
+a write to any other version in the storage version, after conversion; a note says so when
+that adds gates the version's own list does not show.
 
 Without FIELD arguments, every field of each version's schema is listed. FIELD uses the
 syntax of fieldPaths, as in .spec.replicas or .spec.containers[*].image; it is shown for

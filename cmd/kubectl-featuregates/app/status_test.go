@@ -293,12 +293,13 @@ FIELD            GATE           STAGE   LIVE   REASON
 .spec.replicas   ReplicasGate   alpha   no     feature gate ReplicasGate (alpha) is disabled
 `,
 	}, {
-		name: "conversion None, a mark of the storage version only: the note",
+		// With conversion None, the storage version's mark gates v1 too: no note.
+		name: "conversion None, a mark of the storage version only: it gates v1 too",
 		crd:  replicasCRD(true),
 		want: `# widgets.example.com, version v1
 FIELD            GATE           STAGE   LIVE   REASON
 .spec            -              -       yes
-.spec.image      -              -       yes
+.spec.image      ImageGate      beta    no     feature gate ImageGate (beta) is disabled
 .spec.replicas   ReplicasGate   alpha   no     feature gate ReplicasGate (alpha) is disabled
 
 # widgets.example.com, storage version v2
@@ -306,8 +307,6 @@ FIELD            GATE           STAGE   LIVE   REASON
 .spec            -              -       yes
 .spec.image      ImageGate      beta    no     feature gate ImageGate (beta) is disabled
 .spec.replicas   ReplicasGate   alpha   no     feature gate ReplicasGate (alpha) is disabled
-
-# Note: a write to v1 is also gated by the gates of storage version v2, after conversion to v2.
 `,
 	}, {
 		name: "nested: a disabled marked parent turns off its enabled child",

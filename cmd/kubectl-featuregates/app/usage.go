@@ -352,7 +352,9 @@ turning a gate off keeps those values, and writes can no longer change or remove
 The objects of every namespace are listed in the CRD's storage version, --chunk-size at a
 time (the pages of one list show the objects as stored at one point in time), and are only
 read. A gate's fields are those it guards in the storage version: its fieldPaths and the
-fields the storage version's schema marks with x-kubernetes-feature-gate. A gate that guards
+fields the storage version's schema marks with x-kubernetes-feature-gate (without a
+conversion webhook, the fields any version's schema marks, where the storage version's
+schema has them). A gate that guards
 none there, but that the schema of a served version marks fields with, is counted at the
 fields of the first such version (writes in that version cannot change them while the gate
 is disabled); with a conversion webhook, the objects are listed in that version too. An

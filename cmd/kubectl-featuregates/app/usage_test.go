@@ -555,11 +555,12 @@ customresourcedefinition.apiextensions.k8s.io/widgets.example.com: feature gate 
 		wantRequests: []string{`v1 limit=500 continue=""`},
 		wantDisabled: true,
 	}, {
-		name: "a gate marked only in a version that is not the storage version",
+		// With conversion None, v1's mark gates the storage version too.
+		name: "a gate marked only in a version that is not the storage version, conversion None",
 		crd:  hostCRD(apiextensionsv1.NoneConverter),
 		objs: hosts(),
 		args: []string{"disable", "widgets.example.com", "HostGate", "--method=patch"},
-		want: `2 objects hold values at the fields of HostGate in version v1 (examples: a/host, b/host-image); they are kept, and writes in version v1 can no longer change them.
+		want: `2 objects hold values at the fields of HostGate (examples: a/host, b/host-image); they are kept, and writes can no longer change them.
 customresourcedefinition.apiextensions.k8s.io/widgets.example.com: feature gate HostGate disabled (JSON patch guarded by the gate's name, field manager cluster-admin); state: disabled
 `,
 		wantRequests: []string{`v2 limit=500 continue=""`},
@@ -778,15 +779,14 @@ WindowGate   beta    enabled    1         a/backup-window
 `,
 		wantRequests: []string{`v1 limit=500 continue=""`},
 	}, {
-		name: "a gate marked only in v1, without a conversion webhook: its v1 fields, in the objects read in v2",
+		// With conversion None, v1's mark gates the storage version too: no note.
+		name: "a gate marked only in v1, without a conversion webhook: the fields it guards in v2, which has them",
 		crd:  hostCRD(apiextensionsv1.NoneConverter),
 		objs: hosts(),
 		want: `# widgets.example.com, storage version v2: 3 objects scanned
 GATE        STAGE   STATE     OBJECTS   EXAMPLES
 HostGate    beta    enabled   2         a/host, b/host-image
 ImageGate   beta    enabled   2         a/image, b/host-image
-
-# Note: HostGate guards no field of storage version v2; it is counted at the fields it guards in version v1.
 `,
 		wantRequests: []string{`v2 limit=500 continue=""`},
 	}, {
