@@ -56,3 +56,30 @@ type CustomResourceDefinitionFeatureGate struct {
 	// (x-kubernetes-feature-gate) in each version's schema may guard others.
 	FieldPaths []string
 }
+
+// FeatureGatedValidation adds validation keywords to a schema node while a custom feature
+// gate is in a given state. While the entry applies, its keywords hold in addition to the
+// node's own. Its DeepCopy is written by hand (deepcopy_featuregates.go): Enum holds
+// interface values.
+type FeatureGatedValidation struct {
+	// FeatureGate names a gate declared in the CRD's spec.customFeatureGates.
+	FeatureGate string
+	// Enabled is the gate state in which the entry applies.
+	Enabled bool
+
+	Format           string
+	Maximum          *float64
+	ExclusiveMaximum bool
+	Minimum          *float64
+	ExclusiveMinimum bool
+	MaxLength        *int64
+	MinLength        *int64
+	Pattern          string
+	MaxItems         *int64
+	MinItems         *int64
+	MultipleOf       *float64
+	Enum             []JSON
+	MaxProperties    *int64
+	MinProperties    *int64
+	Required         []string
+}

@@ -17,6 +17,8 @@ limitations under the License.
 package fuzzer
 
 import (
+	"reflect"
+
 	"sigs.k8s.io/randfill"
 
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
@@ -38,5 +40,23 @@ func customFeatureGateFuzzer(obj *apiextensions.CustomResourceDefinitionFeatureG
 	}
 	if c.Bool() {
 		obj.FieldPaths = append(obj.FieldPaths, ".spec.replicas", ".spec.containers[*].image")
+	}
+}
+
+// featureGatedValidationFuzzer fills an x-kubernetes-feature-gated-validations entry. Enum
+// holds JSON values (interface{}), which the generic filler cannot make: every other field
+// is filled by reflection, and Enum gets values of each JSON kind, as JSONSchemaProps's
+// enum does.
+func featureGatedValidationFuzzer(obj *apiextensions.FeatureGatedValidation, c randfill.Continue) {
+	v := reflect.ValueOf(obj).Elem()
+	for i := 0; i < v.NumField(); i++ {
+		if v.Type().Field(i).Name == "Enum" {
+			continue
+		}
+		c.Fill(v.Field(i).Addr().Interface())
+	}
+	obj.Enum = nil
+	if c.Bool() {
+		obj.Enum = []apiextensions.JSON{c.Float64(), c.String(0), c.Bool()}
 	}
 }

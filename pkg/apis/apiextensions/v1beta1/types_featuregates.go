@@ -90,3 +90,70 @@ type CustomResourceDefinitionFeatureGate struct {
 	// +optional
 	FieldPaths []string `json:"fieldPaths,omitempty" protobuf:"bytes,6,rep,name=fieldPaths"`
 }
+
+// FeatureGatedValidation adds validation keywords to a schema node while a custom feature
+// gate is in a given state (KEP-2608). While the entry applies, its keywords hold in
+// addition to the node's own: enums intersect, the tighter bound holds, required lists add
+// up, and a pattern or format the node already has must match as well. The API server
+// compiles the applying entries into the node's keywords once per CRD revision, so a value
+// that breaks one gets the keyword's usual error, at the keyword's usual cost.
+type FeatureGatedValidation struct {
+	// featureGate names a gate declared in the CRD's spec.customFeatureGates.
+	// +required
+	FeatureGate string `json:"featureGate" protobuf:"bytes,1,opt,name=featureGate"`
+
+	// enabled is the gate state in which the entry applies: true while the gate is enabled,
+	// false while it is disabled.
+	// +required
+	Enabled bool `json:"enabled" protobuf:"varint,2,opt,name=enabled"`
+
+	// format is checked like the node's format, in addition to it.
+	// +optional
+	Format string `json:"format,omitempty" protobuf:"bytes,3,opt,name=format"`
+	// maximum bounds a number or integer; with the node's maximum, the smaller holds.
+	// +optional
+	Maximum *float64 `json:"maximum,omitempty" protobuf:"bytes,4,opt,name=maximum"`
+	// exclusiveMaximum makes this entry's maximum exclusive. It requires maximum.
+	// +optional
+	ExclusiveMaximum bool `json:"exclusiveMaximum,omitempty" protobuf:"varint,5,opt,name=exclusiveMaximum"`
+	// minimum bounds a number or integer; with the node's minimum, the larger holds.
+	// +optional
+	Minimum *float64 `json:"minimum,omitempty" protobuf:"bytes,6,opt,name=minimum"`
+	// exclusiveMinimum makes this entry's minimum exclusive. It requires minimum.
+	// +optional
+	ExclusiveMinimum bool `json:"exclusiveMinimum,omitempty" protobuf:"varint,7,opt,name=exclusiveMinimum"`
+	// maxLength bounds the length of a string.
+	// +optional
+	MaxLength *int64 `json:"maxLength,omitempty" protobuf:"varint,8,opt,name=maxLength"`
+	// minLength bounds the length of a string.
+	// +optional
+	MinLength *int64 `json:"minLength,omitempty" protobuf:"varint,9,opt,name=minLength"`
+	// pattern is a regular expression a string must match, in addition to the node's.
+	// +optional
+	Pattern string `json:"pattern,omitempty" protobuf:"bytes,10,opt,name=pattern"`
+	// maxItems bounds the length of an array.
+	// +optional
+	MaxItems *int64 `json:"maxItems,omitempty" protobuf:"varint,11,opt,name=maxItems"`
+	// minItems bounds the length of an array.
+	// +optional
+	MinItems *int64 `json:"minItems,omitempty" protobuf:"varint,12,opt,name=minItems"`
+	// multipleOf requires a number or integer to be a multiple of it, in addition to the
+	// node's multipleOf.
+	// +optional
+	MultipleOf *float64 `json:"multipleOf,omitempty" protobuf:"bytes,13,opt,name=multipleOf"`
+	// enum lists the values allowed, in addition to the node's enum: a value must be in both.
+	// +listType=atomic
+	// +optional
+	Enum []JSON `json:"enum,omitempty" protobuf:"bytes,14,rep,name=enum"`
+	// maxProperties bounds the number of properties of an object.
+	// +optional
+	MaxProperties *int64 `json:"maxProperties,omitempty" protobuf:"varint,15,opt,name=maxProperties"`
+	// minProperties bounds the number of properties of an object.
+	// +optional
+	MinProperties *int64 `json:"minProperties,omitempty" protobuf:"varint,16,opt,name=minProperties"`
+	// required lists properties of the node that an object must have, in addition to the
+	// node's required.
+	// +listType=atomic
+	// +optional
+	Required []string `json:"required,omitempty" protobuf:"bytes,17,rep,name=required"`
+}
