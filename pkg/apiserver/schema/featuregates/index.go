@@ -89,7 +89,8 @@ type node struct {
 
 // Compile builds the index of a CRD's gates in its storage version: the gates' fieldPaths
 // and the nodes of schema marked with x-kubernetes-feature-gate. It is CompileVersion with
-// the fieldPaths.
+// the fieldPaths, so it holds schema's own marks only: with conversion None, where every
+// version's marks gate every version, the API server compiles with CompileVersions.
 func Compile(specs []GateSpec, schema *structuralschema.Structural) *Index {
 	return CompileVersion(specs, schema, true)
 }
