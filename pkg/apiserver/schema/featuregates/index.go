@@ -119,16 +119,26 @@ func CompileVersion(specs []GateSpec, schema *structuralschema.Structural, field
 // path with different gates (CRD validation rejects that), the gate of a field path wins,
 // then the first version's mark. The rest is CompileVersion's.
 func CompileSharedShape(specs []GateSpec, schema *structuralschema.Structural, versions []*structuralschema.Structural) *Index {
-	return compile(specs, schema, true, sharedMarks(schema, versions))
+	return compile(specs, schema, true, sharedMarks(schema, versions, versionMarks(versions)))
 }
 
-// sharedMarks returns the marks of every schema in versions, in order, at the paths that
-// schema has (every one when schema is nil). compile keeps the first valid mark of a path.
-func sharedMarks(schema *structuralschema.Structural, versions []*structuralschema.Structural) []Mark {
-	var marks []Mark
+// versionMarks returns the marks of each schema of versions.
+func versionMarks(versions []*structuralschema.Structural) [][]Mark {
+	marks := make([][]Mark, len(versions))
+	for i, v := range versions {
+		marks[i] = Marks(v)
+	}
+	return marks
+}
+
+// sharedMarks returns the marks of every schema in versions (marks[i] are those of
+// versions[i]), in order, at the paths that schema has (every one when schema is nil).
+// compile keeps the first valid mark of a path.
+func sharedMarks(schema *structuralschema.Structural, versions []*structuralschema.Structural, marks [][]Mark) []Mark {
+	var out []Mark
 	has := map[string]bool{}
-	for _, v := range versions {
-		for _, m := range Marks(v) {
+	for i, v := range versions {
+		for _, m := range marks[i] {
 			if v != schema && schema != nil {
 				key := m.Path.String()
 				ok, known := has[key]
@@ -140,10 +150,10 @@ func sharedMarks(schema *structuralschema.Structural, versions []*structuralsche
 					continue
 				}
 			}
-			marks = append(marks, m)
+			out = append(out, m)
 		}
 	}
-	return marks
+	return out
 }
 
 // VersionSchema is the structural schema of one version of a CRD; Schema is nil when the
@@ -164,16 +174,18 @@ type VersionSchema struct {
 func CompileVersions(specs []GateSpec, versions []VersionSchema, storageVersion string, sharedShape bool) map[string]*Index {
 	indexes := map[string]*Index{}
 	var all []*structuralschema.Structural
+	var marks [][]Mark
 	if sharedShape {
 		all = make([]*structuralschema.Structural, len(versions))
 		for i, v := range versions {
 			all[i] = v.Schema
 		}
+		marks = versionMarks(all) // once per revision, not once per version
 	}
 	for _, v := range versions {
 		var ix *Index
 		if sharedShape {
-			ix = CompileSharedShape(specs, v.Schema, all)
+			ix = compile(specs, v.Schema, true, sharedMarks(v.Schema, all, marks))
 		} else {
 			ix = CompileVersion(specs, v.Schema, v.Version == storageVersion)
 		}
