@@ -74,8 +74,14 @@ func TestCompileNode(t *testing.T) {
 		name: "bounds: the tightest holds",
 		node: apiextensions.JSONSchemaProps{Type: "string", MaxLength: ptr.To[int64](64), MinLength: ptr.To[int64](1)},
 		entries: []apiextensions.FeatureGatedValidation{
-			entry("G", true, func(e *apiextensions.FeatureGatedValidation) { e.MaxLength = ptr.To[int64](16); e.MinLength = ptr.To[int64](0) }),
-			entry("H", true, func(e *apiextensions.FeatureGatedValidation) { e.MaxLength = ptr.To[int64](32); e.MinLength = ptr.To[int64](2) }),
+			entry("G", true, func(e *apiextensions.FeatureGatedValidation) {
+				e.MaxLength = ptr.To[int64](16)
+				e.MinLength = ptr.To[int64](0)
+			}),
+			entry("H", true, func(e *apiextensions.FeatureGatedValidation) {
+				e.MaxLength = ptr.To[int64](32)
+				e.MinLength = ptr.To[int64](2)
+			}),
 		},
 		states: on,
 		want:   apiextensions.JSONSchemaProps{Type: "string", MaxLength: ptr.To[int64](16), MinLength: ptr.To[int64](2)},
@@ -83,7 +89,10 @@ func TestCompileNode(t *testing.T) {
 		name: "items and properties bounds",
 		node: apiextensions.JSONSchemaProps{Type: "array", MaxItems: ptr.To[int64](3)},
 		entries: []apiextensions.FeatureGatedValidation{
-			entry("G", false, func(e *apiextensions.FeatureGatedValidation) { e.MaxItems = ptr.To[int64](1); e.MinItems = ptr.To[int64](1) }),
+			entry("G", false, func(e *apiextensions.FeatureGatedValidation) {
+				e.MaxItems = ptr.To[int64](1)
+				e.MinItems = ptr.To[int64](1)
+			}),
 		},
 		states: map[string]bool{},
 		want:   apiextensions.JSONSchemaProps{Type: "array", MaxItems: ptr.To[int64](1), MinItems: ptr.To[int64](1)},
