@@ -23,12 +23,17 @@ limitations under the License.
 // difference of a version's schema becomes gated:
 //   - a field that only the experimental schema has is a gated path (a gate's fieldPaths,
 //     in the storage version);
-//   - a validation that differs (enum values, x-kubernetes-validations rules, required
-//     fields, and the bounds maxItems, maxLength, maxProperties, maximum, their minimums,
-//     and pattern) becomes x-kubernetes-validations rules that read the gate
-//     (featureGates.<Gate>): the standard channel's check while the gate is off, the
-//     experimental one's while it is on. The native keyword keeps the looser of the two
-//     bounds, so that CEL cost estimates stay bounded.
+//   - a validation keyword that differs (enum values, required fields, the bounds maxItems,
+//     maxLength, maxProperties, maximum, their minimums, pattern and format) becomes gated
+//     keywords (x-kubernetes-feature-gated-validations on the node): an entry with the
+//     standard channel's keyword that applies while the gate is off, one with the
+//     experimental channel's while it is on. The node keeps the looser form (the looser
+//     bound, no pattern or format, the union of the enums), which is what CEL cost
+//     estimates read; the server compiles the applying entries into the node's keywords, so
+//     a gated keyword costs what the keyword costs;
+//   - an x-kubernetes-validations rule that only one channel has is kept as a rule that
+//     reads the gate (featureGates.<Gate>): the standard channel's while the gate is off,
+//     the experimental one's while it is on.
 //
 // One feature is one gate. A new field is a feature; an enum value that names a new field
 // of the object that holds the enum (CORS, and cors), and a rule whose identifiers name new
@@ -40,8 +45,10 @@ limitations under the License.
 // node, or the --gates gate that covers it.
 //
 // A CRD, or a version, that only the experimental channel ships cannot be gated: it is
-// copied as it is and reported. Other differences (a type, a format, a default, list
-// semantics) are reported as notes, and the experimental schema's value is kept.
+// copied as it is and reported; a version that both ship stays served as the experimental
+// channel serves it, whatever the gates. Other differences (a type, a default, list
+// semantics, a format that gives a value a CEL type, a keyword at the root or in metadata)
+// are reported as notes, and the experimental schema's value is kept.
 package channels
 
 import (

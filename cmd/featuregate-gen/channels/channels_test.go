@@ -19,6 +19,7 @@ package channels
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -109,6 +110,20 @@ func validate(t *testing.T, crd *apiextensionsv1.CustomResourceDefinition) {
 
 func specOf(crd *apiextensionsv1.CustomResourceDefinition, version int) apiextensionsv1.JSONSchemaProps {
 	return crd.Spec.Versions[version].Schema.OpenAPIV3Schema.Properties["spec"]
+}
+
+// entriesOf renders the x-kubernetes-feature-gated-validations of s as JSON, one per entry.
+func entriesOf(t *testing.T, s apiextensionsv1.JSONSchemaProps) []string {
+	t.Helper()
+	var out []string
+	for _, e := range s.XFeatureGatedValidations {
+		b, err := json.Marshal(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, string(b))
+	}
+	return out
 }
 
 func rulesOf(s apiextensionsv1.JSONSchemaProps) []string {
@@ -231,32 +246,32 @@ func TestMerge(t *testing.T) {
 	if diff := cmp.Diff([]string{"name"}, spec.Required); diff != "" {
 		t.Errorf("required: only what both require (-want +got):\n%s", diff)
 	}
+	// The channels' own rules that differ read the gate; every keyword that differs is a
+	// gated keyword, with the looser form on the node.
 	for _, tc := range []struct {
-		node string
-		want []string
+		node           string
+		rules, entries []string
 	}{
 		{".spec", []string{
 			"!has(self.items) || size(self.items) > 0",
 			"!featureGates.WidgetTls || (!has(self.tls) || self.name != 'local')",
 			"featureGates.WidgetSpec || (self.name != 'forbidden')",
-			"!featureGates.WidgetSpec || has(self.mode)",
-		}},
-		{".spec.name", []string{"featureGates.WidgetName || size(self) <= 16"}},
-		{".spec.mode", []string{"featureGates.WidgetMode || self in ['A', 'B']"}},
-		{".spec.port", []string{"featureGates.WidgetPort || self <= 1024"}},
-		{".spec.items", nil},
+		}, []string{`{"featureGate":"WidgetSpec","enabled":true,"required":["mode"]}`}},
+		{".spec.name", nil, []string{`{"featureGate":"WidgetName","enabled":false,"maxLength":16}`}},
+		{".spec.mode", nil, []string{`{"featureGate":"WidgetMode","enabled":false,"enum":["A","B"]}`}},
+		{".spec.port", nil, []string{`{"featureGate":"WidgetPort","enabled":false,"maximum":1024}`}},
+		{".spec.items", nil, nil},
 	} {
 		node := spec
 		if name, ok := strings.CutPrefix(tc.node, ".spec."); ok {
 			node = spec.Properties[name]
 		}
-		if diff := cmp.Diff(tc.want, rulesOf(node)); diff != "" {
+		if diff := cmp.Diff(tc.rules, rulesOf(node)); diff != "" {
 			t.Errorf("rules of %s (-want +got):\n%s", tc.node, diff)
 		}
-	}
-	// The enum rule's message reads as the stock server's for a value outside an enum.
-	if got := spec.Properties["mode"].XValidations[0].MessageExpression; got != `'Unsupported value: "' + self + '": supported values: "A", "B"'` {
-		t.Errorf("enum messageExpression %s", got)
+		if diff := cmp.Diff(tc.entries, entriesOf(t, node)); diff != "" {
+			t.Errorf("gated keywords of %s (-want +got):\n%s", tc.node, diff)
+		}
 	}
 
 	// The mapping names every gated difference.
@@ -332,8 +347,8 @@ func TestMergeWithGatesFile(t *testing.T) {
 	if diff := cmp.Diff([]string{"beta Resilience=.spec.retry", "alpha WidgetTls=.spec.tls"}, gates); diff != "" {
 		t.Errorf("gates (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{"featureGates.Resilience || self in ['A', 'B']"}, rulesOf(specOf(crd, 0).Properties["mode"])); diff != "" {
-		t.Errorf("the enum's rule reads the configured gate (-want +got):\n%s", diff)
+	if diff := cmp.Diff([]string{`{"featureGate":"Resilience","enabled":false,"enum":["A","B"]}`}, entriesOf(t, specOf(crd, 0).Properties["mode"])); diff != "" {
+		t.Errorf("the enum's gated keyword reads the configured gate (-want +got):\n%s", diff)
 	}
 }
 
@@ -429,5 +444,95 @@ func TestMergeFieldOnlyInANonStorageVersion(t *testing.T) {
 	}
 	if len(res.Notes) != 1 || !strings.Contains(res.Notes[0], "widgets.example.com v1beta1: .spec.legacy: only in the experimental channel, but not in the storage version's schema") {
 		t.Errorf("notes: %q", res.Notes)
+	}
+}
+
+// Keywords that differ become gated keywords, not CEL rules: a pattern that only the
+// experimental channel has on a maxLength 4096 string under three nested lists (as Gateway
+// API v1.5 and v1.6 add to HTTPRoute's header values), whose CEL form the server rejects for
+// its estimated cost; a format; a minimum; a field only the standard channel requires. A
+// format that gives the value a CEL type cannot be gated, and is noted.
+func TestMergeGatedKeywords(t *testing.T) {
+	featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, apiextensionsfeatures.CRDFieldLevelVersioning, true)
+	props := func(pattern, format, minItems, when string) string {
+		return `              rules:
+                type: array
+                maxItems: 16
+                items:
+                  type: object
+                  properties:
+                    matches:
+                      type: array
+                      maxItems: 64
+                      items:
+                        type: object
+                        properties:
+                          headers:
+                            type: array
+                            maxItems: 16
+                            ` + minItems + `
+                            items:
+                              type: object
+                              properties:
+                                value:
+                                  type: string
+                                  maxLength: 4096
+                                  ` + pattern + `
+              id: {type: string, ` + format + `}
+              when: {type: string, ` + when + `}
+              name: {type: string}
+`
+	}
+	std := props("", "format: uuid", "minItems: 1", "")
+	exp := props(`pattern: '^[!-~]+([\t ]?[!-~]+)*$'`, "format: hostname", "", "format: date-time")
+	stdDir, expDir := writeChannels(t,
+		map[string]string{"w.yaml": crdYAML("widgets", std, "            required: [name]\n", "")},
+		map[string]string{"w.yaml": crdYAML("widgets", exp, "", "")})
+	res, err := Merge(stdDir, expDir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	crd := decode(t, res.Files[0].Content)
+	validate(t, crd) // the server accepts it: no CEL rule, no cost
+	spec := specOf(crd, 0)
+	headers := spec.Properties["rules"].Items.Schema.Properties["matches"].Items.Schema.Properties["headers"]
+	value := headers.Items.Schema.Properties["value"]
+	for _, tc := range []struct {
+		node string
+		s    apiextensionsv1.JSONSchemaProps
+		want []string
+	}{
+		{".spec", spec, []string{`{"featureGate":"WidgetSpec","enabled":false,"required":["name"]}`}},
+		{"headers", headers, []string{`{"featureGate":"WidgetRulesMatchesHeaders","enabled":false,"minItems":1}`}},
+		{"value", value, []string{`{"featureGate":"WidgetRulesMatchesHeadersValue","enabled":true,"pattern":"^[!-~]+([\\t ]?[!-~]+)*$"}`}},
+		{"id", spec.Properties["id"], []string{
+			`{"featureGate":"WidgetId","enabled":false,"format":"uuid"}`,
+			`{"featureGate":"WidgetId","enabled":true,"format":"hostname"}`,
+		}},
+		{"when", spec.Properties["when"], nil},
+	} {
+		if diff := cmp.Diff(tc.want, entriesOf(t, tc.s)); diff != "" {
+			t.Errorf("gated keywords of %s (-want +got):\n%s", tc.node, diff)
+		}
+		if rules := rulesOf(tc.s); len(rules) > 0 {
+			t.Errorf("%s has rules %q; keywords are gated natively", tc.node, rules)
+		}
+	}
+	// The node keeps the looser form.
+	if value.Pattern != "" || *value.MaxLength != 4096 || headers.MinItems != nil || spec.Properties["id"].Format != "" || len(spec.Required) != 0 {
+		t.Errorf("the nodes keep the looser form: value %+v, headers minItems %v, id format %q, spec required %v",
+			value, headers.MinItems, spec.Properties["id"].Format, spec.Required)
+	}
+	if got := spec.Properties["when"].Format; got != "date-time" {
+		t.Errorf("when: format %q, want the experimental channel's date-time, kept", got)
+	}
+	found := false
+	for _, n := range res.Notes {
+		if strings.Contains(n, `.spec.when: the format differs, and "" or "date-time" gives the value a CEL type; cannot be gated`) {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("no note for the CEL-typed format: %q", res.Notes)
 	}
 }

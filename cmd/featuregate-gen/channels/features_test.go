@@ -89,21 +89,17 @@ func TestMergeGroupsFeatures(t *testing.T) {
 		name  string
 		exp   string
 		gates string // --gates file, if any
-		// wantGates are the merged CRD's gates; wantTypeRules the rules of the type enum and
-		// wantFilterRules the rules of a filter; wantErr a run's error.
+		// wantGates are the merged CRD's gates; wantTypeEntries the gated keywords of the
+		// type enum and wantFilterRules the rules of a filter; wantErr a run's error.
 		wantGates       []string
-		wantTypeRules   []string
+		wantTypeEntries []string
 		wantFilterRules []string
 		wantErr         []string
-		// wantTypeMessage, if set, is the messageExpression of the type enum's rule.
-		wantTypeMessage string
 	}{{
 		name:      "a field, its enum value and its rules: one gate",
 		exp:       filtersProps(corsProp, ", CORS", corsRules),
 		wantGates: []string{"WidgetFiltersCors=.spec.filters[*].cors"},
-		wantTypeRules: []string{
-			"featureGates.WidgetFiltersCors || self in ['Header']",
-		},
+		wantTypeEntries: []string{`{"featureGate":"WidgetFiltersCors","enabled":false,"enum":["Header"]}`},
 		wantFilterRules: []string{
 			"!(has(self.header) && self.type != 'Header')",
 			"!featureGates.WidgetFiltersCors || (!(has(self.cors) && self.type != 'CORS'))",
@@ -116,13 +112,12 @@ func TestMergeGroupsFeatures(t *testing.T) {
 			"WidgetFiltersCors=.spec.filters[*].cors",
 			"WidgetFiltersExternalAuth=.spec.filters[*].externalAuth",
 		},
-		wantTypeRules: []string{
-			"(featureGates.WidgetFiltersCors && featureGates.WidgetFiltersExternalAuth) || self in ['Header'] || " +
-				"(featureGates.WidgetFiltersCors && self in ['CORS']) || (featureGates.WidgetFiltersExternalAuth && self in ['ExternalAuth'])",
+		// While a gate is off its value is not allowed: the entries intersect, so with every
+		// gate off only the standard channel's values are, in its order.
+		wantTypeEntries: []string{
+			`{"featureGate":"WidgetFiltersCors","enabled":false,"enum":["Header","ExternalAuth"]}`,
+			`{"featureGate":"WidgetFiltersExternalAuth","enabled":false,"enum":["Header","CORS"]}`,
 		},
-		// With every gate off, the message is the standard channel's; a gate on adds its values.
-		wantTypeMessage: `'Unsupported value: "' + self + '": supported values: "Header"' + ` +
-			`(featureGates.WidgetFiltersCors ? ', "CORS"' : '') + (featureGates.WidgetFiltersExternalAuth ? ', "ExternalAuth"' : '')`,
 		wantFilterRules: []string{
 			"!(has(self.header) && self.type != 'Header')",
 			"!featureGates.WidgetFiltersCors || (!(has(self.cors) && self.type != 'CORS'))",
@@ -136,9 +131,9 @@ func TestMergeGroupsFeatures(t *testing.T) {
 			"WidgetFiltersCors=.spec.filters[*].cors",
 			"WidgetFiltersType=",
 		},
-		wantTypeRules: []string{
-			"(featureGates.WidgetFiltersCors && featureGates.WidgetFiltersType) || self in ['Header'] || " +
-				"(featureGates.WidgetFiltersCors && self in ['CORS']) || (featureGates.WidgetFiltersType && self in ['Mirror'])",
+		wantTypeEntries: []string{
+			`{"featureGate":"WidgetFiltersCors","enabled":false,"enum":["Header","Mirror"]}`,
+			`{"featureGate":"WidgetFiltersType","enabled":false,"enum":["Header","CORS"]}`,
 		},
 		wantFilterRules: []string{
 			"!(has(self.header) && self.type != 'Header')",
@@ -163,7 +158,7 @@ func TestMergeGroupsFeatures(t *testing.T) {
       paths: [".spec.filters[*].cors", ".spec.filters[*].externalAuth"]
 `,
 		wantGates:     []string{"FilterAuthAndCORS=.spec.filters[*].cors,.spec.filters[*].externalAuth"},
-		wantTypeRules: []string{"featureGates.FilterAuthAndCORS || self in ['Header']"},
+		wantTypeEntries: []string{`{"featureGate":"FilterAuthAndCORS","enabled":false,"enum":["Header"]}`},
 		wantFilterRules: []string{
 			"!(has(self.header) && self.type != 'Header')",
 			"!featureGates.FilterAuthAndCORS || (!(has(self.cors) && self.type != 'CORS'))",
@@ -219,14 +214,14 @@ func TestMergeGroupsFeatures(t *testing.T) {
 				t.Errorf("gates (-want +got):\n%s", diff)
 			}
 			filter := specOf(crd, 0).Properties["filters"].Items.Schema
-			if diff := cmp.Diff(tc.wantTypeRules, rulesOf(filter.Properties["type"])); diff != "" {
-				t.Errorf("rules of the type enum (-want +got):\n%s", diff)
+			if rules := rulesOf(filter.Properties["type"]); len(rules) > 0 {
+				t.Errorf("rules of the type enum: %q, want none (its values are gated keywords)", rules)
+			}
+			if diff := cmp.Diff(tc.wantTypeEntries, entriesOf(t, filter.Properties["type"])); diff != "" {
+				t.Errorf("gated keywords of the type enum (-want +got):\n%s", diff)
 			}
 			if diff := cmp.Diff(tc.wantFilterRules, rulesOf(*filter)); diff != "" {
 				t.Errorf("rules of a filter (-want +got):\n%s", diff)
-			}
-			if got := filter.Properties["type"].XValidations[0].MessageExpression; tc.wantTypeMessage != "" && got != tc.wantTypeMessage {
-				t.Errorf("messageExpression of the type enum's rule:\n got %s\nwant %s", got, tc.wantTypeMessage)
 			}
 		})
 	}

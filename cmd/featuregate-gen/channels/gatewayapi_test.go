@@ -33,7 +33,7 @@ import (
 // paths, the generated CEL rules and their cost), and a second run changes no byte.
 func TestMergeGatewayAPIReleases(t *testing.T) {
 	featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, apiextensionsfeatures.CRDFieldLevelVersioning, true)
-	for _, version := range []string{"v1.2.1", "v1.3.0", "v1.4.0"} {
+	for _, version := range []string{"v1.2.1", "v1.3.0", "v1.4.0", "v1.5.1", "v1.6.3"} {
 		t.Run(version, func(t *testing.T) {
 			dir := filepath.Join(featuregatetest.ModuleDir(t, "sigs.k8s.io/gateway-api@"+version), "config", "crd")
 			std, exp := filepath.Join(dir, "standard"), filepath.Join(dir, "experimental")

@@ -17,11 +17,9 @@ limitations under the License.
 package channels
 
 import (
-	"encoding/json"
 	"fmt"
 	"reflect"
 	"sort"
-	"strconv"
 	"strings"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -35,11 +33,11 @@ func (m *merger) schema(s, e *apiextensionsv1.JSONSchemaProps, path string) {
 	if at == "" {
 		at = "."
 	}
-	if s.Type != e.Type || s.Format != e.Format || s.Nullable != e.Nullable ||
+	if s.Type != e.Type || s.Nullable != e.Nullable ||
 		!reflect.DeepEqual(s.XIntOrString, e.XIntOrString) || !reflect.DeepEqual(s.XPreserveUnknownFields, e.XPreserveUnknownFields) ||
 		!reflect.DeepEqual(s.XEmbeddedResource, e.XEmbeddedResource) || !reflect.DeepEqual(s.XListType, e.XListType) ||
 		!reflect.DeepEqual(s.XListMapKeys, e.XListMapKeys) || !reflect.DeepEqual(s.XMapType, e.XMapType) {
-		m.note("%s: the type, format, nullable or x-kubernetes-* list, map or embedding semantics differ; cannot be gated, the experimental channel's are kept", at)
+		m.note("%s: the type, nullable or x-kubernetes-* list, map or embedding semantics differ; cannot be gated, the experimental channel's are kept", at)
 	}
 	if !reflect.DeepEqual(s.Default, e.Default) {
 		m.note("%s: the default differs; defaults cannot be gated (a default below a gated field follows its gate), the experimental channel's is kept", at)
@@ -86,15 +84,87 @@ func (m *merger) schema(s, e *apiextensionsv1.JSONSchemaProps, path string) {
 		m.note("%s: additionalProperties differ in form; the experimental channel's are kept", at)
 	}
 
-	// The channels' own rules first, then the rules generated for the other differences.
+	// The channels' own rules stay rules (gated by CEL); the keywords that differ become
+	// gated keywords (x-kubernetes-feature-gated-validations).
 	m.rules(s, e, path)
+	if !canGateKeywords(path) {
+		if s.Format != e.Format || !sets.New(s.Required...).Equal(sets.New(e.Required...)) || !enumSet(s.Enum).Equal(enumSet(e.Enum)) ||
+			s.Pattern != e.Pattern || !reflect.DeepEqual(s.MaxLength, e.MaxLength) || !reflect.DeepEqual(s.MinLength, e.MinLength) ||
+			!reflect.DeepEqual(s.MaxItems, e.MaxItems) || !reflect.DeepEqual(s.MinItems, e.MinItems) ||
+			!reflect.DeepEqual(s.MaxProperties, e.MaxProperties) || !reflect.DeepEqual(s.MinProperties, e.MinProperties) ||
+			!reflect.DeepEqual(s.Maximum, e.Maximum) || !reflect.DeepEqual(s.Minimum, e.Minimum) {
+			m.note("%s: a validation keyword differs at the root or in metadata, apiVersion or kind, where keywords cannot be gated; the experimental channel's is kept", at)
+		}
+		return
+	}
+	m.format(s, e, path)
 	m.required(s, e, path)
 	m.enum(s, e, path)
 	m.bounds(s, e, path)
+	sort.SliceStable(e.XFeatureGatedValidations, func(i, j int) bool {
+		a, b := e.XFeatureGatedValidations[i], e.XFeatureGatedValidations[j]
+		if a.FeatureGate != b.FeatureGate {
+			return a.FeatureGate < b.FeatureGate
+		}
+		return !a.Enabled && b.Enabled
+	})
+}
+
+// canGateKeywords reports whether the keywords of the node at path can be gated: not on the
+// root, nor on or below metadata, apiVersion or kind.
+func canGateKeywords(path string) bool {
+	if path == "" {
+		return false
+	}
+	for _, reserved := range []string{".metadata", ".apiVersion", ".kind"} {
+		if path == reserved || strings.HasPrefix(path, reserved+".") || strings.HasPrefix(path, reserved+"[") {
+			return false
+		}
+	}
+	return true
+}
+
+// gatedEntry returns node e's x-kubernetes-feature-gated-validations entry for gate in
+// state enabled, added on first use: the differences of one node that share a gate share
+// its entries.
+func gatedEntry(e *apiextensionsv1.JSONSchemaProps, gate string, enabled bool) *apiextensionsv1.FeatureGatedValidation {
+	for i := range e.XFeatureGatedValidations {
+		if g := &e.XFeatureGatedValidations[i]; g.FeatureGate == gate && g.Enabled == enabled {
+			return g
+		}
+	}
+	e.XFeatureGatedValidations = append(e.XFeatureGatedValidations, apiextensionsv1.FeatureGatedValidation{FeatureGate: gate, Enabled: enabled})
+	return &e.XFeatureGatedValidations[len(e.XFeatureGatedValidations)-1]
+}
+
+// celTypedFormats are the string formats that give a value another CEL type (bytes,
+// duration, timestamp): taking one off the node would change the type that CEL rules see.
+var celTypedFormats = sets.New("byte", "duration", "date", "date-time", "datetime")
+
+// format gates a format that differs: the node has none, and an entry per channel holds its
+// format while that channel's gate state holds.
+func (m *merger) format(s, e *apiextensionsv1.JSONSchemaProps, path string) {
+	if s.Format == e.Format {
+		return
+	}
+	if celTypedFormats.Has(s.Format) || celTypedFormats.Has(e.Format) {
+		m.note("%s: the format differs, and %q or %q gives the value a CEL type; cannot be gated, the experimental channel's is kept", nodePath(path), s.Format, e.Format)
+		return
+	}
+	gate := m.nodeGate(nodePath(path), "format", nil, nil)
+	ef := e.Format
+	e.Format = ""
+	if s.Format != "" {
+		gatedEntry(e, gate, false).Format = s.Format
+	}
+	if ef != "" {
+		gatedEntry(e, gate, true).Format = ef
+	}
 }
 
 // required gates the required fields that only one channel requires: the native list keeps
-// the fields both require, and a rule per field checks the others.
+// the fields both require, and an entry per gate and channel requires the others while
+// that channel's gate state holds.
 func (m *merger) required(s, e *apiextensionsv1.JSONSchemaProps, path string) {
 	std, exp := sets.New(s.Required...), sets.New(e.Required...)
 	if std.Equal(exp) {
@@ -107,27 +177,19 @@ func (m *merger) required(s, e *apiextensionsv1.JSONSchemaProps, path string) {
 		}
 	}
 	e.Required = both
-	for _, f := range sets.List(std.Difference(exp)) {
-		if cf := m.requiredField(path, f); cf != "" {
-			gate := m.requiredGate(path, f, s, e)
-			m.addRule(e, offRule(gate, "has(self."+cf+")"), "Required value", "."+f)
+	for _, c := range []struct {
+		only    []string
+		enabled bool
+	}{{sets.List(std.Difference(exp)), false}, {sets.List(exp.Difference(std)), true}} {
+		for _, f := range c.only {
+			if _, ok := e.Properties[f]; !ok {
+				m.note("%s.%s: required in one channel only, but not a property of the node; not gated, only the fields both channels require are required", path, f)
+				continue
+			}
+			g := gatedEntry(e, m.requiredGate(path, f, s, e), c.enabled)
+			g.Required = append(g.Required, f)
 		}
 	}
-	for _, f := range sets.List(exp.Difference(std)) {
-		if cf := m.requiredField(path, f); cf != "" {
-			gate := m.requiredGate(path, f, s, e)
-			m.addRule(e, onRule(gate, "has(self."+cf+")"), "Required value", "."+f)
-		}
-	}
-}
-
-// requiredField is f as CEL names it, or "" (with a note) when it cannot.
-func (m *merger) requiredField(path, f string) string {
-	cf := celField(f)
-	if cf == "" {
-		m.note("%s.%s: required in one channel only, but its name needs a CEL escape; not gated, only the fields both channels require are required", path, f)
-	}
-	return cf
 }
 
 // requiredGate is the gate of a required-field difference, declared: the field's own gate
@@ -185,7 +247,6 @@ func (m *merger) enum(s, e *apiextensionsv1.JSONSchemaProps, path string) {
 		group(e.Enum, std, added)
 		group(s.Enum, exp, removed)
 	}
-	expValues := e.Enum
 	var union []apiextensionsv1.JSON
 	if len(s.Enum) > 0 && len(e.Enum) > 0 {
 		union = append(union, e.Enum...)
@@ -195,14 +256,55 @@ func (m *merger) enum(s, e *apiextensionsv1.JSONSchemaProps, path string) {
 			}
 		}
 	}
+	stdValues, expValues := s.Enum, e.Enum
 	e.Enum = union
-	native := enumSet(union)
-	if len(s.Enum) > 0 && !std.Equal(native) {
-		m.addEnumRule(e, true, added, s.Enum, e.Type)
+	// While a gate is off, its added values are not allowed; while it is on, its removed
+	// values are not. Each entry lists the values it allows, the standard channel's first
+	// (in its order) for a gate that is off, the experimental channel's first for one that is
+	// on, so that with every gate off (on) a value outside the enum gets the message the
+	// standard (experimental) channel gives.
+	for _, gate := range sortedGates(added, removed) {
+		if values := enumValues(stdValues, expValues, added[gate]); len(added[gate]) > 0 || len(union) == 0 && len(stdValues) > 0 {
+			gatedEntry(e, gate, false).Enum = values
+		}
+		if values := enumValues(expValues, stdValues, removed[gate]); len(removed[gate]) > 0 || len(union) == 0 && len(expValues) > 0 {
+			gatedEntry(e, gate, true).Enum = values
+		}
 	}
-	if len(expValues) > 0 && !exp.Equal(native) {
-		m.addEnumRule(e, false, removed, expValues, e.Type)
+}
+
+// enumValues are the values of first, then those of second that first does not have, without
+// the values of without. With one channel's enum empty (it allows any value), the other's.
+func enumValues(first, second, without []apiextensionsv1.JSON) []apiextensionsv1.JSON {
+	if len(first) == 0 {
+		return nil
 	}
+	skip := enumSet(without)
+	var out []apiextensionsv1.JSON
+	if len(second) > 0 {
+		for _, v := range first {
+			skip.Insert(string(v.Raw))
+			out = append(out, v)
+		}
+		for _, v := range second {
+			if !skip.Has(string(v.Raw)) {
+				skip.Insert(string(v.Raw))
+				out = append(out, v)
+			}
+		}
+		return out
+	}
+	return append(out, first...)
+}
+
+func sortedGates(maps ...map[string][]apiextensionsv1.JSON) []string {
+	names := sets.New[string]()
+	for _, m := range maps {
+		for g := range m {
+			names.Insert(g)
+		}
+	}
+	return sets.List(names)
 }
 
 func enumSet(values []apiextensionsv1.JSON) sets.Set[string] {
@@ -213,78 +315,23 @@ func enumSet(values []apiextensionsv1.JSON) sets.Set[string] {
 	return out
 }
 
-// addEnumRule adds the rule that allows values, the channel's own, and each value of
-// extra while its gate is on (on) or off (!on): with a single gate, "featureGates.G ||
-// self in [values]" for the standard channel's values (on), "!featureGates.G || self in
-// [values]" for the experimental channel's; with several, "(every gate on) || self in
-// [values] || (featureGates.G1 && self in [extra of G1]) || ...". Its message is the one the
-// stock server gives for a value outside an enum, with the values the gates allow now.
-func (m *merger) addEnumRule(e *apiextensionsv1.JSONSchemaProps, on bool, extra map[string][]apiextensionsv1.JSON, values []apiextensionsv1.JSON, typ string) {
-	gates := make([]string, 0, len(extra))
-	for g := range extra {
-		gates = append(gates, g)
-	}
-	sort.Strings(gates)
-	ref := func(g string) string {
-		if on {
-			return "featureGates." + g
-		}
-		return "!featureGates." + g
-	}
-	list := func(values []apiextensionsv1.JSON) (lits, quoted string) {
-		var l, q []string
-		for _, v := range values {
-			l = append(l, celLiteral(v.Raw))
-			q = append(q, string(v.Raw))
-		}
-		return strings.Join(l, ", "), strings.Join(q, ", ")
-	}
-	lits, quoted := list(values)
-	supported := "supported values: " + quoted
-	r := apiextensionsv1.ValidationRule{Message: "Unsupported value: " + supported}
-	if len(gates) == 1 {
-		r.Rule = ref(gates[0]) + " || self in [" + lits + "]"
-	} else {
-		all := make([]string, 0, len(gates))
-		for _, g := range gates {
-			all = append(all, ref(g))
-		}
-		terms := []string{"(" + strings.Join(all, " && ") + ")", "self in [" + lits + "]"}
-		for _, g := range gates {
-			l, _ := list(extra[g])
-			terms = append(terms, "("+ref(g)+" && self in ["+l+"])")
-		}
-		r.Rule = strings.Join(terms, " || ")
-	}
-	if typ == "string" {
-		r.Message = ""
-		r.MessageExpression = celString("Unsupported value: \"") + " + self + " + celString("\": "+supported)
-		if len(gates) > 1 {
-			for _, g := range gates {
-				_, q := list(extra[g])
-				r.MessageExpression += " + (" + ref(g) + " ? " + celString(", "+q) + " : '')"
-			}
-		}
-	}
-	e.XValidations = append(e.XValidations, r)
-}
-
-// bounds gates the bounds that differ: the native keyword keeps the looser bound, and a rule
-// checks the stricter one while its channel's gate state holds.
+// bounds gates the bounds and the pattern that differ: the native keyword keeps the looser
+// bound (no pattern, for a pattern), so that CEL cost estimates stay bounded, and an entry
+// per channel holds that channel's stricter bound while its gate state holds.
 func (m *merger) bounds(s, e *apiextensionsv1.JSONSchemaProps, path string) {
 	type bound struct {
-		name      string
-		std, exp  **int64
-		max       bool
-		cel, what string
+		name     string
+		std, exp **int64
+		max      bool
+		set      func(g *apiextensionsv1.FeatureGatedValidation, v *int64)
 	}
 	for _, b := range []bound{
-		{"maxItems", &s.MaxItems, &e.MaxItems, true, "size(self) <= %d", "Too many: must have at most %d items"},
-		{"minItems", &s.MinItems, &e.MinItems, false, "size(self) >= %d", "Too few: must have at least %d items"},
-		{"maxLength", &s.MaxLength, &e.MaxLength, true, "size(self) <= %d", "Too long: may not be more than %d bytes"},
-		{"minLength", &s.MinLength, &e.MinLength, false, "size(self) >= %d", "should be at least %d chars long"},
-		{"maxProperties", &s.MaxProperties, &e.MaxProperties, true, "size(self) <= %d", "Too many: must have at most %d items"},
-		{"minProperties", &s.MinProperties, &e.MinProperties, false, "size(self) >= %d", "Too few: must have at least %d items"},
+		{"maxItems", &s.MaxItems, &e.MaxItems, true, func(g *apiextensionsv1.FeatureGatedValidation, v *int64) { g.MaxItems = v }},
+		{"minItems", &s.MinItems, &e.MinItems, false, func(g *apiextensionsv1.FeatureGatedValidation, v *int64) { g.MinItems = v }},
+		{"maxLength", &s.MaxLength, &e.MaxLength, true, func(g *apiextensionsv1.FeatureGatedValidation, v *int64) { g.MaxLength = v }},
+		{"minLength", &s.MinLength, &e.MinLength, false, func(g *apiextensionsv1.FeatureGatedValidation, v *int64) { g.MinLength = v }},
+		{"maxProperties", &s.MaxProperties, &e.MaxProperties, true, func(g *apiextensionsv1.FeatureGatedValidation, v *int64) { g.MaxProperties = v }},
+		{"minProperties", &s.MinProperties, &e.MinProperties, false, func(g *apiextensionsv1.FeatureGatedValidation, v *int64) { g.MinProperties = v }},
 	} {
 		sv, ev := *b.std, *b.exp
 		if reflect.DeepEqual(sv, ev) {
@@ -294,20 +341,22 @@ func (m *merger) bounds(s, e *apiextensionsv1.JSONSchemaProps, path string) {
 		loose := looser(sv, ev, b.max)
 		*b.exp = loose
 		if sv != nil && !reflect.DeepEqual(sv, loose) {
-			m.addRule(e, offRule(gate, fmt.Sprintf(b.cel, *sv)), fmt.Sprintf(b.what, *sv), "")
+			v := *sv
+			b.set(gatedEntry(e, gate, false), &v)
 		}
 		if ev != nil && !reflect.DeepEqual(ev, loose) {
-			m.addRule(e, onRule(gate, fmt.Sprintf(b.cel, *ev)), fmt.Sprintf(b.what, *ev), "")
+			v := *ev
+			b.set(gatedEntry(e, gate, true), &v)
 		}
 	}
 	for _, b := range []struct {
 		name     string
 		std, exp **float64
 		max      bool
-		op, what string
+		set      func(g *apiextensionsv1.FeatureGatedValidation, v *float64)
 	}{
-		{"maximum", &s.Maximum, &e.Maximum, true, "<=", "should be less than or equal to %s"},
-		{"minimum", &s.Minimum, &e.Minimum, false, ">=", "should be greater than or equal to %s"},
+		{"maximum", &s.Maximum, &e.Maximum, true, func(g *apiextensionsv1.FeatureGatedValidation, v *float64) { g.Maximum = v }},
+		{"minimum", &s.Minimum, &e.Minimum, false, func(g *apiextensionsv1.FeatureGatedValidation, v *float64) { g.Minimum = v }},
 	} {
 		sv, ev := *b.std, *b.exp
 		if reflect.DeepEqual(sv, ev) {
@@ -323,17 +372,13 @@ func (m *merger) bounds(s, e *apiextensionsv1.JSONSchemaProps, path string) {
 			loose = &v
 		}
 		*b.exp = loose
-		num := func(f float64) string {
-			if e.Type == "integer" {
-				return strconv.FormatInt(int64(f), 10)
-			}
-			return strconv.FormatFloat(f, 'g', -1, 64)
-		}
 		if sv != nil && !reflect.DeepEqual(sv, loose) {
-			m.addRule(e, offRule(gate, "self "+b.op+" "+num(*sv)), fmt.Sprintf(b.what, num(*sv)), "")
+			v := *sv
+			b.set(gatedEntry(e, gate, false), &v)
 		}
 		if ev != nil && !reflect.DeepEqual(ev, loose) {
-			m.addRule(e, onRule(gate, "self "+b.op+" "+num(*ev)), fmt.Sprintf(b.what, num(*ev)), "")
+			v := *ev
+			b.set(gatedEntry(e, gate, true), &v)
 		}
 	}
 	if s.Pattern != e.Pattern {
@@ -341,10 +386,10 @@ func (m *merger) bounds(s, e *apiextensionsv1.JSONSchemaProps, path string) {
 		ep := e.Pattern
 		e.Pattern = ""
 		if s.Pattern != "" {
-			m.addRule(e, offRule(gate, "self.matches("+celString(s.Pattern)+")"), "should match '"+s.Pattern+"'", "")
+			gatedEntry(e, gate, false).Pattern = s.Pattern
 		}
 		if ep != "" {
-			m.addRule(e, onRule(gate, "self.matches("+celString(ep)+")"), "should match '"+ep+"'", "")
+			gatedEntry(e, gate, true).Pattern = ep
 		}
 	}
 }
@@ -403,72 +448,11 @@ func (m *merger) nodeGate(node, what string, mentioned []newField, describe func
 	return name
 }
 
-// addRule appends a generated rule to e's rules.
-func (m *merger) addRule(e *apiextensionsv1.JSONSchemaProps, rule, message, fieldPath string) {
-	e.XValidations = append(e.XValidations, apiextensionsv1.ValidationRule{Rule: rule, Message: message, FieldPath: fieldPath})
-}
-
-// celReserved are the CEL keywords that Kubernetes escapes as __keyword__ when a property
-// has that name.
-var celReserved = sets.New("true", "false", "null", "in", "as", "break", "const", "continue", "else", "for",
-	"function", "if", "import", "let", "loop", "package", "namespace", "return", "var", "void", "while")
-
-// celField is how a CEL expression names property name: escaped as Kubernetes does, or ""
-// when the name needs an escape this generator does not write.
-func celField(name string) string {
-	if celReserved.Has(name) {
-		return "__" + name + "__"
-	}
-	for i, r := range name {
-		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9') {
-			return ""
-		}
-	}
-	return name
-}
-
 // offRule is a rule that holds while gate is enabled and checks cond (the standard
-// channel's check) while it is disabled; onRule the reverse. An empty cond leaves the
-// rule open for the caller to finish.
+// channel's rule) while it is disabled; onRule the reverse. Only the channels' own rules are
+// gated this way: the keywords that differ are gated keywords.
 func offRule(gate, cond string) string { return "featureGates." + gate + " || " + cond }
 func onRule(gate, cond string) string  { return "!featureGates." + gate + " || " + cond }
-
-// celLiteral renders a JSON value as a CEL literal.
-func celLiteral(raw []byte) string {
-	var v interface{}
-	if err := json.Unmarshal(raw, &v); err != nil {
-		return string(raw)
-	}
-	switch x := v.(type) {
-	case string:
-		return celString(x)
-	case float64:
-		if x == float64(int64(x)) {
-			return strconv.FormatInt(int64(x), 10)
-		}
-		return strconv.FormatFloat(x, 'g', -1, 64)
-	}
-	return string(raw)
-}
-
-// celString renders s as a CEL string literal.
-func celString(s string) string {
-	var b strings.Builder
-	b.WriteByte('\'')
-	for _, r := range s {
-		switch r {
-		case '\\', '\'':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case '\n':
-			b.WriteString(`\n`)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte('\'')
-	return b.String()
-}
 
 func sortedKeys(m map[string]apiextensionsv1.JSONSchemaProps) []string {
 	out := make([]string, 0, len(m))
