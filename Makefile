@@ -194,7 +194,7 @@ test-kind-ha: kind-node-image $(BIN)/kube-apiserver ## Three control-plane nodes
 	hack/kind/ha/test-kind-ha.sh
 
 .PHONY: test-gateway-api
-test-gateway-api: $(BIN)/kube-apiserver $(BIN)/etcd $(BIN)/kubectl ## Gateway API's examples, invalid examples and CEL suite: stock kube-apiserver with each channel vs ours with the gated set (GATEWAY_API_VERSION=v1.3.0 for another release).
+test-gateway-api: $(BIN)/kube-apiserver $(BIN)/etcd $(BIN)/kubectl ## Gateway API v1.4.0 and v1.6.3: examples, invalid examples and CEL suite on a stock kube-apiserver with each channel vs ours with the gated set, and the per-gate judge (GATEWAY_API_VERSION=v1.3.0 for one other release).
 	hack/fork/test-gateway-api.sh
 
 .PHONY: gateway-api-crds

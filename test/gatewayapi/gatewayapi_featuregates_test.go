@@ -397,9 +397,16 @@ func stored(t *testing.T, k kubectl) map[string]string {
 }
 
 // celSuite runs Gateway API's CEL tests with the channel's build tag against the server, and
-// returns each test's result (subtests included).
+// returns each test's result (subtests included). From v1.5.0 on, the suite is in the
+// module sigs.k8s.io/gateway-api/tests, which the Go module proxy does not serve (the
+// release's module zip leaves nested modules out): for such a release it returns no result
+// and says so, and the examples and invalid examples are compared alone.
 func celSuite(t *testing.T, gw, channel, kubeconfig string) map[string]string {
 	t.Helper()
+	if !fileExists(filepath.Join(gw, "pkg", "test", "cel")) {
+		t.Logf("%s: Gateway API %s has no CEL suite in its module (pkg/test/cel); not run", channel, gatewayAPIVersion())
+		return map[string]string{}
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "go", "test", "-count=1", "-json", "-tags", channel, "./pkg/test/cel/...")
