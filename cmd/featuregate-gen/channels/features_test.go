@@ -96,9 +96,9 @@ func TestMergeGroupsFeatures(t *testing.T) {
 		wantFilterRules []string
 		wantErr         []string
 	}{{
-		name:      "a field, its enum value and its rules: one gate",
-		exp:       filtersProps(corsProp, ", CORS", corsRules),
-		wantGates: []string{"WidgetFiltersCors=.spec.filters[*].cors"},
+		name:            "a field, its enum value and its rules: one gate",
+		exp:             filtersProps(corsProp, ", CORS", corsRules),
+		wantGates:       []string{"WidgetFiltersCors=.spec.filters[*].cors"},
 		wantTypeEntries: []string{`{"featureGate":"WidgetFiltersCors","enabled":false,"enum":["Header"]}`},
 		wantFilterRules: []string{
 			"!(has(self.header) && self.type != 'Header')",
@@ -157,7 +157,7 @@ func TestMergeGroupsFeatures(t *testing.T) {
     - name: FilterAuthAndCORS
       paths: [".spec.filters[*].cors", ".spec.filters[*].externalAuth"]
 `,
-		wantGates:     []string{"FilterAuthAndCORS=.spec.filters[*].cors,.spec.filters[*].externalAuth"},
+		wantGates:       []string{"FilterAuthAndCORS=.spec.filters[*].cors,.spec.filters[*].externalAuth"},
 		wantTypeEntries: []string{`{"featureGate":"FilterAuthAndCORS","enabled":false,"enum":["Header"]}`},
 		wantFilterRules: []string{
 			"!(has(self.header) && self.type != 'Header')",
