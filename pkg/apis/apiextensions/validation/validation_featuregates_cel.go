@@ -50,8 +50,10 @@ func withCustomFeatureGatesCEL(opts *validationOptions, spec *apiextensions.Cust
 }
 
 // UnusedGateWarnings returns a warning for each declared gate that guards no
-// field path, that no version's schema marks with x-kubernetes-feature-gate, and that no x-kubernetes-validations rule or messageExpression of any version
-// reads as featureGates.<Name>: such a gate does nothing.
+// field path, that no version's schema marks with x-kubernetes-feature-gate, that no
+// x-kubernetes-feature-gated-validations entry names, and that no x-kubernetes-validations
+// rule or messageExpression of any version reads as featureGates.<Name>: such a gate does
+// nothing.
 func UnusedGateWarnings(spec *apiextensions.CustomResourceDefinitionSpec) []string {
 	if spec.CustomFeatureGates == nil || len(spec.CustomFeatureGates.FeatureGates) > MaxCustomFeatureGates {
 		return nil
@@ -66,6 +68,9 @@ func UnusedGateWarnings(spec *apiextensions.CustomResourceDefinitionSpec) []stri
 		return nil
 	}
 	for name := range featureGateMarkNames(spec) {
+		delete(unused, name)
+	}
+	for name := range featureGatedValidationNames(spec) {
 		delete(unused, name)
 	}
 	markUsed := func(expression string) {

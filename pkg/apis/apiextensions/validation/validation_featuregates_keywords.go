@@ -352,3 +352,17 @@ func DropFeatureGatedValidations(spec *apiextensions.CustomResourceDefinitionSpe
 		featuregatedvalidations.Drop(vs.props)
 	}
 }
+
+// featureGatedValidationNames returns the names of the gates that an
+// x-kubernetes-feature-gated-validations entry of some version's schema names.
+func featureGatedValidationNames(spec *apiextensions.CustomResourceDefinitionSpec) map[string]bool {
+	names := map[string]bool{}
+	for _, vs := range versionSchemas(spec, field.NewPath("spec")) {
+		forEachSchema(vs.props, func(s *apiextensions.JSONSchemaProps) {
+			for _, e := range s.XFeatureGatedValidations {
+				names[e.FeatureGate] = true
+			}
+		})
+	}
+	return names
+}

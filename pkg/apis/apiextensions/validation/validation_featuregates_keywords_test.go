@@ -18,6 +18,7 @@ package validation
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
@@ -306,5 +307,16 @@ func TestDropFeatureGatedValidations(t *testing.T) {
 	leaf := crd.Spec.Validation.OpenAPIV3Schema.Properties["spec"].Properties["rules"].Items.Schema.Items.Schema.Items.Schema
 	if leaf.Type != "string" || *leaf.MaxLength != 4096 {
 		t.Errorf("the drop changed the node's own keywords: %+v", leaf)
+	}
+}
+
+// A gate that only gated keywords name has an effect: no "unused gate" warning.
+func TestUnusedGateWarningsCountFeatureGatedValidations(t *testing.T) {
+	crd := keywordsCRD(func(_, spec *apiextensions.JSONSchemaProps) {
+		gated(spec, on(func(e *apiextensions.FeatureGatedValidation) { e.Pattern = "^a" }), "rules", "items", "items", "items")
+	})
+	warnings := UnusedGateWarnings(&crd.Spec)
+	if len(warnings) != 1 || !strings.Contains(warnings[0], "feature gate OtherGate has no fieldPaths") {
+		t.Errorf("warnings = %q, want one for OtherGate only", warnings)
 	}
 }
