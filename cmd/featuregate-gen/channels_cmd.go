@@ -43,6 +43,9 @@ func runChannels(args []string, stdout, stderr io.Writer) int {
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return 0
+		}
 		return 2
 	}
 	if *std == "" || *exp == "" || *out == "" || fs.NArg() > 0 {

@@ -42,6 +42,12 @@ limitations under the License.
 // with gates (see package channels):
 //
 //	featuregate-gen channels --standard DIR --experimental DIR --out DIR [--gates FILE]
+//
+// The subcommand openshift turns OpenShift's per-gate CRD manifests (an openshift/api
+// checkout) into one gated CRD per type, and writes each feature set's gate states (see
+// package openshift):
+//
+//	featuregate-gen openshift --dir DIR --out DIR [--groups config/v1,...] [--cluster-profile SelfManagedHA]
 package main
 
 import (
@@ -62,6 +68,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "channels" {
 		return runChannels(args[1:], stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "openshift" {
+		return runOpenShift(args[1:], stdout, stderr)
+	}
 	fs := flag.NewFlagSet("featuregate-gen", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	paths := fs.String("paths", "", "Go package patterns of the API types, comma-separated (as controller-gen's paths=), e.g. ./api/...")
@@ -70,9 +79,18 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fieldPaths := fs.Bool("field-paths", false, "write each gate's fieldPaths (paths in the storage version) instead of marking each version's schema with x-kubernetes-feature-gate")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "Usage: featuregate-gen -paths ./api/... -crd-dir config/crd/bases [-field-paths] [-check]")
+		fmt.Fprintln(stderr, "       featuregate-gen channels --standard DIR --experimental DIR --out DIR [--gates FILE]")
+		fmt.Fprintln(stderr, "       featuregate-gen openshift --dir DIR --out DIR [--groups config/v1,...] [--cluster-profile SelfManagedHA]")
+		fmt.Fprintln(stderr, "\nSubcommands:")
+		fmt.Fprintln(stderr, "  channels   merge a project's standard and experimental CRD channels into gated CRDs")
+		fmt.Fprintln(stderr, "  openshift  merge OpenShift's per-gate CRD manifests into one gated CRD per type")
+		fmt.Fprintln(stderr, "\nFlags:")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return 0
+		}
 		return 2
 	}
 	if *paths == "" || *crdDir == "" || fs.NArg() > 0 {

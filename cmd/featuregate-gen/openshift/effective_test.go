@@ -1,0 +1,447 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package openshift
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/google/cel-go/cel"
+	"github.com/google/cel-go/common/types"
+
+	"k8s.io/apiextensions-apiserver/cmd/featuregate-gen/crdmerge"
+	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/featuregatedvalidations"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"sigs.k8s.io/yaml"
+)
+
+// The effective schema of a version of a CRD for gate states, compared structurally: the
+// server's featuregatedvalidations.Compile applies the gated keywords; fields whose mark is
+// off are dropped; a rule whose gate guard holds is dropped, one whose guard does not is
+// unguarded; an enum value that an "any of these gates" rule forbids is taken out of the
+// enum. Documentation (description, title, example, externalDocs) is not compared.
+
+var guardEnv = func() *cel.Env {
+	env, err := cel.NewEnv(cel.Variable("featureGates", cel.MapType(cel.StringType, cel.BoolType)))
+	if err != nil {
+		panic(err)
+	}
+	return env
+}()
+
+// evalGuard evaluates expr, which reads only featureGates; ok is false when expr reads
+// anything else or does not compile.
+func evalGuard(expr string, states map[string]bool) (value, ok bool) {
+	ast, iss := guardEnv.Compile(expr)
+	if iss.Err() != nil {
+		return false, false
+	}
+	prg, err := guardEnv.Program(ast)
+	if err != nil {
+		return false, false
+	}
+	out, _, err := prg.Eval(map[string]interface{}{"featureGates": states})
+	if err != nil {
+		return false, false
+	}
+	b, isBool := out.(types.Bool)
+	return bool(b), isBool
+}
+
+// splitGuard splits a merged rule "<guard> || (<rule>)" at the longest guard that reads
+// only featureGates.
+func splitGuard(rule string, states map[string]bool) (guard bool, inner string, ok bool) {
+	for i := len(rule); i > 0; i-- {
+		i = strings.LastIndex(rule[:i], " || ")
+		if i < 0 {
+			break
+		}
+		if v, ok := evalGuard(rule[:i], states); ok {
+			rest := rule[i+len(" || "):]
+			if strings.HasPrefix(rest, "(") && strings.HasSuffix(rest, ")") {
+				return v, rest[1 : len(rest)-1], true
+			}
+			if strings.HasPrefix(rest, "self != ") {
+				return v, rest, true
+			}
+		}
+	}
+	return false, rule, false
+}
+
+func toInternal(t *testing.T, crd *apiextensionsv1.CustomResourceDefinition) *apiextensions.CustomResourceDefinition {
+	t.Helper()
+	out := &apiextensions.CustomResourceDefinition{}
+	if err := apiextensionsv1.Convert_v1_CustomResourceDefinition_To_apiextensions_CustomResourceDefinition(crd, out, nil); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// statesOf are the states of the merged CRD's gates with exactly the gates of on on: a
+// combination gate is on when the gates it requires are.
+func statesOf(crd *apiextensionsv1.CustomResourceDefinition, on sets.Set[string]) map[string]bool {
+	states := map[string]bool{}
+	if crd.Spec.CustomFeatureGates == nil {
+		return states
+	}
+	for _, g := range crd.Spec.CustomFeatureGates.FeatureGates {
+		if len(g.Requires) > 0 {
+			states[g.Name] = on.HasAll(g.Requires...)
+		} else {
+			states[g.Name] = on.Has(g.Name)
+		}
+	}
+	return states
+}
+
+// effective is the effective schema of version of crd (the merged CRD) for states.
+func effective(t *testing.T, crd *apiextensionsv1.CustomResourceDefinition, version string, states map[string]bool) *apiextensions.JSONSchemaProps {
+	t.Helper()
+	s := fileSchema(t, crd, version)
+	if s == nil {
+		t.Fatalf("%s has no schema for version %s", crd.Name, version)
+	}
+	s = featuregatedvalidations.Compile(s, states).DeepCopy()
+	applyGates(s, states)
+	return s
+}
+
+func applyGates(s *apiextensions.JSONSchemaProps, states map[string]bool) {
+	var rules apiextensions.ValidationRules
+	for _, r := range s.XValidations {
+		guard, inner, ok := splitGuard(r.Rule, states)
+		if !ok {
+			rules = append(rules, r)
+			continue
+		}
+		if guard {
+			continue
+		}
+		if lit, isOr := strings.CutPrefix(inner, "self != "); isOr {
+			var kept []apiextensions.JSON
+			for _, e := range s.Enum {
+				js, _ := json.Marshal(e)
+				if string(js) != lit {
+					kept = append(kept, e)
+				}
+			}
+			s.Enum = kept
+			continue
+		}
+		r.Rule = inner
+		rules = append(rules, r)
+	}
+	s.XValidations = rules
+	for name, p := range s.Properties {
+		if p.XFeatureGate != nil && !states[*p.XFeatureGate] {
+			delete(s.Properties, name)
+			continue
+		}
+		p.XFeatureGate = nil
+		applyGates(&p, states)
+		s.Properties[name] = p
+	}
+	if s.Items != nil && s.Items.Schema != nil {
+		applyGates(s.Items.Schema, states)
+	}
+	if s.AdditionalProperties != nil && s.AdditionalProperties.Schema != nil {
+		applyGates(s.AdditionalProperties.Schema, states)
+	}
+}
+
+func fileSchema(t *testing.T, crd *apiextensionsv1.CustomResourceDefinition, version string) *apiextensions.JSONSchemaProps {
+	t.Helper()
+	in := toInternal(t, crd)
+	for _, v := range in.Spec.Versions {
+		if v.Name == version && v.Schema != nil {
+			return v.Schema.OpenAPIV3Schema
+		}
+		if v.Name == version && in.Spec.Validation != nil {
+			// one schema for every version: the internal type holds it once.
+			return in.Spec.Validation.OpenAPIV3Schema
+		}
+	}
+	return nil
+}
+
+// diff lists the differences of two effective schemas as "<path>: <keyword>".
+func diff(path string, a, b *apiextensions.JSONSchemaProps) []string {
+	if a == nil || b == nil {
+		if (a == nil) != (b == nil) {
+			return []string{path + ": schema"}
+		}
+		return nil
+	}
+	flat := func(s *apiextensions.JSONSchemaProps) map[string]interface{} {
+		c := s.DeepCopy()
+		c.Properties, c.Description, c.Title, c.Example, c.ExternalDocs = nil, "", "", nil, nil
+		if c.Items != nil {
+			c.Items = &apiextensions.JSONSchemaPropsOrArray{}
+		}
+		if c.AdditionalProperties != nil {
+			c.AdditionalProperties = &apiextensions.JSONSchemaPropsOrBool{Allows: c.AdditionalProperties.Allows}
+		}
+		if len(c.Required) == 0 {
+			c.Required = nil
+		}
+		if len(c.Enum) == 0 {
+			c.Enum = nil
+		}
+		if len(c.XValidations) == 0 {
+			c.XValidations = nil
+		}
+		sort.Strings(c.Required)
+		sort.Slice(c.Enum, func(i, j int) bool { return fmt.Sprint(c.Enum[i]) < fmt.Sprint(c.Enum[j]) })
+		sort.Slice(c.XValidations, func(i, j int) bool { return c.XValidations[i].Rule < c.XValidations[j].Rule })
+		js, _ := json.Marshal(c)
+		var obj map[string]interface{}
+		_ = json.Unmarshal(js, &obj)
+		return obj
+	}
+	fa, fb := flat(a), flat(b)
+	keys := sets.New[string]()
+	for k := range fa {
+		keys.Insert(k)
+	}
+	for k := range fb {
+		keys.Insert(k)
+	}
+	at := path
+	if at == "" {
+		at = "."
+	}
+	var out []string
+	for _, k := range sets.List(keys) {
+		if !reflect.DeepEqual(fa[k], fb[k]) {
+			out = append(out, at+": "+k)
+		}
+	}
+	names := sets.New[string]()
+	for k := range a.Properties {
+		names.Insert(k)
+	}
+	for k := range b.Properties {
+		names.Insert(k)
+	}
+	for _, n := range sets.List(names) {
+		pa, okA := a.Properties[n]
+		pb, okB := b.Properties[n]
+		switch {
+		case !okA || !okB:
+			out = append(out, path+"."+n+": field")
+		default:
+			out = append(out, diff(path+"."+n, &pa, &pb)...)
+		}
+	}
+	if a.Items != nil && b.Items != nil {
+		out = append(out, diff(path+"[*]", a.Items.Schema, b.Items.Schema)...)
+	}
+	if a.AdditionalProperties != nil && b.AdditionalProperties != nil {
+		out = append(out, diff(path+"[*]", a.AdditionalProperties.Schema, b.AdditionalProperties.Schema)...)
+	}
+	return out
+}
+
+// checkDir merges dir and compares every merged CRD's effective schemas with the files they
+// come from: each per-gate file (its gates on, the others off), and each feature set's CRD
+// of the cluster profile (the feature set's gates on). It returns the passes and the
+// failures, each named.
+func checkDir(t *testing.T, dir string, groups []string) (res *Result, pass, fail []string) {
+	t.Helper()
+	res, err := Merge(Options{Dir: dir, Groups: groups})
+	if err != nil {
+		t.Fatal(err)
+	}
+	quirk := sets.New[string]()
+	for _, q := range res.Quirks {
+		quirk.Insert(strings.ToLower(q.CRD + " " + q.File + " " + q.Path + ": " + q.Keyword))
+	}
+	for _, f := range res.Files {
+		if strings.HasPrefix(f.Name, "featuresets/") {
+			continue
+		}
+		merged := &apiextensionsv1.CustomResourceDefinition{}
+		if err := yaml.UnmarshalStrict(f.Content, merged); err != nil {
+			t.Fatalf("%s: %v", f.Name, err)
+		}
+		gv := filepath.Dir(f.Name)
+		crdDir := filepath.Join(dir, gv, manifestsDir, merged.Name)
+		infos, err := readInfo(filepath.Join(dir, gv, manifestsDir+".yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		topLevel := sets.New(infos[merged.Name].TopLevelFeatureGates...)
+		files, _ := filepath.Glob(filepath.Join(crdDir, "*.yaml"))
+		for _, file := range files {
+			base := filepath.Base(file)
+			on := topLevel.Clone()
+			if base != ungatedFile {
+				on.Insert(strings.Split(strings.TrimSuffix(base, ".yaml"), "+")...)
+			}
+			crd := readOne(t, file)
+			for _, v := range merged.Spec.Versions {
+				name := fmt.Sprintf("%s %s %s", merged.Name, v.Name, base)
+				var d []string
+				for _, x := range diff("", effective(t, merged, v.Name, statesOf(merged, on)), fileSchema(t, crd, v.Name)) {
+					if !quirk.Has(strings.ToLower(merged.Name + " " + base + " " + x)) {
+						d = append(d, x)
+					}
+				}
+				if len(d) > 0 {
+					fail = append(fail, name+": "+strings.Join(d, "; "))
+				} else {
+					pass = append(pass, name)
+				}
+			}
+		}
+		for _, fs := range res.FeatureSets {
+			crd := featureSetCRD(t, filepath.Join(dir, gv, "zz_generated.crd-manifests"), merged.Name, fs.Name, DefaultClusterProfile)
+			if crd == nil {
+				continue
+			}
+			for _, v := range merged.Spec.Versions {
+				name := fmt.Sprintf("%s %s feature set %s", merged.Name, v.Name, fs.Name)
+				if d := diff("", effective(t, merged, v.Name, statesOf(merged, fs.Enabled)), fileSchema(t, crd, v.Name)); len(d) > 0 {
+					fail = append(fail, name+": "+strings.Join(d, "; "))
+				} else {
+					pass = append(pass, name)
+				}
+			}
+		}
+	}
+	return res, pass, fail
+}
+
+func readOne(t *testing.T, file string) *apiextensionsv1.CustomResourceDefinition {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	crds, _, err := crdmerge.ReadCRDs(file, data)
+	if err != nil || len(crds) != 1 {
+		t.Fatalf("%s: %v (%d CRDs)", file, err, len(crds))
+	}
+	return crds[0]
+}
+
+var profileAnnotations = map[string]string{
+	"SelfManagedHA": "include.release.openshift.io/self-managed-high-availability",
+	"Hypershift":    "include.release.openshift.io/ibm-cloud-managed",
+}
+
+// featureSetCRD is the CRD named name that OpenShift installs for the feature set and cluster
+// profile, from a zz_generated.crd-manifests folder; nil when there is none.
+func featureSetCRD(t *testing.T, dir, name, featureSet, profile string) *apiextensionsv1.CustomResourceDefinition {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(dir, "*.yaml"))
+	var found *apiextensionsv1.CustomResourceDefinition
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		crds, _, err := crdmerge.ReadCRDs(f, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range crds {
+			if c.Name != name || c.Annotations[profileAnnotations[profile]] != "true" {
+				continue
+			}
+			if fs, ok := c.Annotations["release.openshift.io/feature-set"]; ok && !sets.New(strings.Split(fs, ",")...).Has(featureSet) {
+				continue
+			}
+			if found != nil {
+				t.Fatalf("%s: two CRDs %s for feature set %s", dir, name, featureSet)
+			}
+			found = c
+		}
+	}
+	return found
+}
+
+// On the synthetic group of testdata every check passes.
+func TestEffectiveSchemasSynthetic(t *testing.T) {
+	res, pass, fail := checkDir(t, filepath.Join("testdata", "api"), nil)
+	if len(res.Errors) > 0 {
+		t.Fatalf("errors: %v", res.Errors)
+	}
+	for _, f := range fail {
+		t.Errorf("differs: %s", f)
+	}
+	// 4 files and 4 feature sets of one CRD.
+	if len(pass) != 8 {
+		t.Errorf("%d checks passed, want 8: %v", len(pass), pass)
+	}
+}
+
+// OPENSHIFT_API_DIR (a copy or a clone of openshift/api; OPENSHIFT_API_GROUPS optionally
+// selects <group>/<version> folders, comma-separated) is checked the same way; the test
+// logs every check and fails on any difference that is not a known quirk of OpenShift's
+// generator.
+func TestEffectiveSchemasOpenShiftAPI(t *testing.T) {
+	dir := os.Getenv("OPENSHIFT_API_DIR")
+	if dir == "" {
+		t.Skip("OPENSHIFT_API_DIR is not set")
+	}
+	var groups []string
+	if g := os.Getenv("OPENSHIFT_API_GROUPS"); g != "" {
+		groups = strings.Split(g, ",")
+	}
+	res, pass, fail := checkDir(t, dir, groups)
+	for _, e := range res.Errors {
+		t.Logf("not merged: %v", e)
+	}
+	for _, p := range pass {
+		t.Logf("same: %s", p)
+	}
+	for _, f := range fail {
+		t.Errorf("differs: %s", f)
+	}
+	t.Logf("%d CRDs merged, %d not; %d checks same, %d differ", len(res.Files)-len(res.FeatureSets), len(res.Errors), len(pass), len(fail))
+}
+
+// Merge is deterministic: two runs give the same files, byte for byte.
+func TestMergeDeterministic(t *testing.T) {
+	dirs := []string{filepath.Join("testdata", "api")}
+	if d := os.Getenv("OPENSHIFT_API_DIR"); d != "" {
+		dirs = append(dirs, d)
+	}
+	for _, dir := range dirs {
+		a, err := Merge(Options{Dir: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := Merge(Options{Dir: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(a.Files) == 0 || !reflect.DeepEqual(a.Files, b.Files) {
+			t.Errorf("%s: two runs gave different files (%d, %d)", dir, len(a.Files), len(b.Files))
+		}
+	}
+}
