@@ -166,6 +166,12 @@ func Merge(opts Options) (*Result, error) {
 			}
 			crdDir := filepath.Join(opts.Dir, gv, manifestsDir, e.Name())
 			out, gates, quirks, err := mergeCRD(crdDir, e.Name(), infos[e.Name()], fsets)
+			requires := map[string][]string{}
+			for _, g := range gates {
+				if len(g.Requires) > 0 {
+					requires[g.Gate] = g.Requires
+				}
+			}
 			for _, q := range quirks {
 				res.Quirks = append(res.Quirks, q)
 				res.Notes = append(res.Notes, fmt.Sprintf("%s %s, %s: %s: %s as in %s: OpenShift's generator leaves a feature-gate-aware %s out of the files of gates that do not change it",
@@ -175,7 +181,7 @@ func Merge(opts Options) (*Result, error) {
 				res.Errors = append(res.Errors, err)
 				continue
 			}
-			content, err := crdmerge.MarshalCRD(out)
+			content, err := marshal(out, requires)
 			if err != nil {
 				res.Errors = append(res.Errors, fmt.Errorf("%s: %w", crdDir, err))
 				continue
@@ -464,7 +470,7 @@ func mergeCRDFiles(dir, name string, info crdInfo, fsets []FeatureSet) (*apiexte
 		if declared.Has(c) {
 			return nil, nil, m, fmt.Errorf("%s: the combination gate of %s is named %s, which is also a gate of the CRD", dir, strings.Join(m.combos[c], "+"), c)
 		}
-		cfg.FeatureGates = append(cfg.FeatureGates, apiextensionsv1.CustomResourceDefinitionFeatureGate{Name: c, PreRelease: apiextensionsv1.CustomFeatureGateStable, Requires: m.combos[c]})
+		cfg.FeatureGates = append(cfg.FeatureGates, apiextensionsv1.CustomResourceDefinitionFeatureGate{Name: c, PreRelease: apiextensionsv1.CustomFeatureGateStable})
 		rows = append(rows, GateRow{CRD: name, Gate: c, PreRelease: string(apiextensionsv1.CustomFeatureGateStable), Requires: m.combos[c]})
 	}
 	sort.Slice(cfg.FeatureGates, func(i, j int) bool { return cfg.FeatureGates[i].Name < cfg.FeatureGates[j].Name })
@@ -473,6 +479,29 @@ func mergeCRDFiles(dir, name string, info crdInfo, fsets []FeatureSet) (*apiexte
 		out.Spec.CustomFeatureGates = cfg
 	}
 	return out, rows, m, nil
+}
+
+// marshal writes the merged CRD, with the requires of its combination gates.
+func marshal(crd *apiextensionsv1.CustomResourceDefinition, requires map[string][]string) ([]byte, error) {
+	content, err := crdmerge.MarshalCRD(crd)
+	if err != nil || len(requires) == 0 {
+		return content, err
+	}
+	var obj map[string]interface{}
+	if err := yaml.Unmarshal(content, &obj); err != nil {
+		return nil, err
+	}
+	spec, _ := obj["spec"].(map[string]interface{})
+	cfg, _ := spec["customFeatureGates"].(map[string]interface{})
+	gates, _ := cfg["featureGates"].([]interface{})
+	for _, g := range gates {
+		if gate, ok := g.(map[string]interface{}); ok {
+			if name, _ := gate["name"].(string); len(requires[name]) > 0 {
+				gate["requires"] = requires[name]
+			}
+		}
+	}
+	return yaml.Marshal(obj)
 }
 
 func sortedKeys[V any](m map[string]V) []string {
