@@ -41,6 +41,9 @@ type merger struct {
 	// quirks are differences of a per-gate file that OpenShift's generator makes and that
 	// the merge does not take as the gate's.
 	quirks []Quirk
+	// featureSets are the CRDs OpenShift installs for each feature set (gates: the feature
+	// set's gates of this CRD), which decide between readings of the per-gate files.
+	featureSets []*variant
 }
 
 // at is a schema node of one variant.
@@ -131,7 +134,15 @@ func (m *merger) merge() *apiextensionsv1.CustomResourceDefinition {
 		if len(nodes) == 0 || nodes[0].v != base {
 			continue
 		}
-		m.walk(ov.Schema.OpenAPIV3Schema, "", nodes, sets.New[string]())
+		var fsNodes []at
+		for _, fv := range m.featureSets {
+			for j := range fv.crd.Spec.Versions {
+				if fv.crd.Spec.Versions[j].Name == ov.Name && fv.crd.Spec.Versions[j].Schema != nil && fv.crd.Spec.Versions[j].Schema.OpenAPIV3Schema != nil {
+					fsNodes = append(fsNodes, at{v: fv, s: fv.crd.Spec.Versions[j].Schema.OpenAPIV3Schema})
+				}
+			}
+		}
+		m.walk(ov.Schema.OpenAPIV3Schema, "", nodes, sets.New[string](), fsNodes)
 	}
 	for _, v := range m.variants {
 		for _, vv := range v.crd.Spec.Versions {
@@ -150,7 +161,9 @@ func (m *merger) merge() *apiextensionsv1.CustomResourceDefinition {
 
 // walk merges the nodes of the variants that have the node at path into out (a copy of
 // nodes[0].s). owner are the gates that every variant having the node has on.
-func (m *merger) walk(out *apiextensionsv1.JSONSchemaProps, path string, nodes []at, owner sets.Set[string]) {
+// fsNodes are the same node in the CRDs of the feature sets whose gates include owner: they
+// decide between readings of the per-gate files (see rules).
+func (m *merger) walk(out *apiextensionsv1.JSONSchemaProps, path string, nodes []at, owner sets.Set[string], fsNodes []at) {
 	ref := nodes[0]
 	for _, n := range nodes[1:] {
 		m.structural(ref, n, path)
@@ -213,13 +226,28 @@ func (m *merger) walk(out *apiextensionsv1.JSONSchemaProps, path string, nodes [
 			gate := m.gateFor(need)
 			c.XFeatureGate = &gate
 		}
-		m.walk(&c, child, have, owner.Union(need))
+		var fsHave []at
+		for _, n := range fsNodes {
+			if p, ok := n.s.Properties[name]; ok && n.v.gates.IsSuperset(owner.Union(need)) {
+				pp := p
+				fsHave = append(fsHave, at{v: n.v, s: &pp})
+			}
+		}
+		m.walk(&c, child, have, owner.Union(need), fsHave)
 		if out.Properties == nil {
 			out.Properties = map[string]apiextensionsv1.JSONSchemaProps{}
 		}
 		out.Properties[name] = c
 	}
-	var items, values []at
+	var items, values, fsItems, fsValues []at
+	for _, n := range fsNodes {
+		if n.s.Items != nil && n.s.Items.Schema != nil {
+			fsItems = append(fsItems, at{v: n.v, s: n.s.Items.Schema})
+		}
+		if n.s.AdditionalProperties != nil && n.s.AdditionalProperties.Schema != nil {
+			fsValues = append(fsValues, at{v: n.v, s: n.s.AdditionalProperties.Schema})
+		}
+	}
 	for _, n := range nodes {
 		if n.s.Items != nil && n.s.Items.Schema != nil {
 			items = append(items, at{v: n.v, s: n.s.Items.Schema})
@@ -229,19 +257,19 @@ func (m *merger) walk(out *apiextensionsv1.JSONSchemaProps, path string, nodes [
 		}
 	}
 	if len(items) == len(nodes) && out.Items != nil && out.Items.Schema != nil {
-		m.walk(out.Items.Schema, path+"[*]", items, owner)
+		m.walk(out.Items.Schema, path+"[*]", items, owner, fsItems)
 	} else if len(items) > 0 {
 		m.fail(nodes[len(nodes)-1].v.file, path, "items differ in form from %s; gates cannot express that", ref.v.file)
 	}
 	if len(values) == len(nodes) && out.AdditionalProperties != nil && out.AdditionalProperties.Schema != nil {
-		m.walk(out.AdditionalProperties.Schema, path+"[*]", values, owner)
+		m.walk(out.AdditionalProperties.Schema, path+"[*]", values, owner, fsValues)
 	} else if len(values) > 0 {
 		m.fail(nodes[len(nodes)-1].v.file, path, "additionalProperties differ in form from %s; gates cannot express that", ref.v.file)
 	}
 	if len(nodes) < 2 {
 		return
 	}
-	m.rules(out, path, nodes, owner)
+	m.rules(out, path, nodes, owner, fsNodes)
 	if !crdmerge.CanGateKeywords(path) {
 		for _, n := range nodes[1:] {
 			if !reflect.DeepEqual(gatable(ref.s), gatable(n.s)) {
@@ -681,11 +709,47 @@ func (m *merger) required(out *apiextensionsv1.JSONSchemaProps, path string, nod
 
 // rules guards the x-kubernetes-validations rules that only some variants have with the
 // gates of the variants that have them.
-func (m *merger) rules(out *apiextensionsv1.JSONSchemaProps, path string, nodes []at, owner sets.Set[string]) {
-	key := func(r apiextensionsv1.ValidationRule) string {
-		js, _ := json.Marshal(r)
-		return string(js)
+//
+// OpenShift's generator leaves a feature-gate-aware rule out of the files of the gates that do
+// not change it; but a rule can also hold only while no gate at all is on. The per-gate files
+// cannot tell these apart: where a rule of the first file is missing from the files of two or
+// more gates, both readings are tried, and the feature sets' CRDs decide (the first reading
+// that gives each feature set's rules wins; without feature sets, the files as they are).
+func (m *merger) rules(out *apiextensionsv1.JSONSchemaProps, path string, nodes []at, owner sets.Set[string], fsNodes []at) {
+	saved := len(m.errs)
+	result, quirks, fsOK := m.rulesReading(path, nodes, owner, fsNodes, false)
+	if !fsOK || len(m.errs) > saved {
+		// the files as they are do not give the feature sets' rules: try the other reading.
+		errs := m.errs
+		m.errs = m.errs[:saved:saved]
+		r2, q2, ok2 := m.rulesReading(path, nodes, owner, fsNodes, true)
+		if ok2 && len(m.errs) == saved {
+			result, quirks = r2, q2
+		}
+		if !(ok2 && len(m.errs) == saved) {
+			m.errs = errs
+		}
 	}
+	m.quirks = append(m.quirks, quirks...)
+	out.XValidations = result
+}
+
+// ruleKey identifies a rule; the feature sets' CRDs are compared without fieldPath and
+// reason, which OpenShift's per-gate files may lack.
+func ruleKey(r apiextensionsv1.ValidationRule, loose bool) string {
+	if loose {
+		r.FieldPath, r.Reason = "", nil
+	}
+	js, _ := json.Marshal(r)
+	return string(js)
+}
+
+// rulesReading merges the rules of nodes, reading a missing rule as OpenShift's generator
+// leaving it out when quirk is set. fsOK reports whether the result gives every feature
+// set's CRD the rules it has (among those some file has).
+func (m *merger) rulesReading(path string, nodes []at, owner sets.Set[string], fsNodes []at, quirk bool) (apiextensionsv1.ValidationRules, []Quirk, bool) {
+	key := func(r apiextensionsv1.ValidationRule) string { return ruleKey(r, false) }
+	var quirks []Quirk
 	var order []apiextensionsv1.ValidationRule
 	seen := sets.New[string]()
 	for _, n := range nodes {
@@ -703,7 +767,40 @@ func (m *merger) rules(out *apiextensionsv1.JSONSchemaProps, path string, nodes 
 			has[i].Insert(key(r))
 		}
 	}
+	// OpenShift's generator leaves a feature-gate-aware rule out of the files of the gates
+	// that do not change it, as it does enums and bounds. A rule of the first file that the
+	// files of two or more gates lack is taken to be kept by those of them that add no rule
+	// of their own at the node.
+	adds := make([]bool, len(nodes))
+	for i, n := range nodes {
+		for _, r := range n.s.XValidations {
+			adds[i] = adds[i] || !has[0].Has(key(r))
+		}
+	}
+	for _, r := range nodes[0].s.XValidations {
+		if !quirk {
+			break
+		}
+		k := key(r)
+		var lacking []int
+		for i := range nodes {
+			if !has[i].Has(k) && nodes[i].v.gates.Difference(owner).Len() == 1 {
+				lacking = append(lacking, i)
+			}
+		}
+		if len(lacking) < 2 {
+			continue
+		}
+		for _, i := range lacking {
+			if !adds[i] {
+				has[i].Insert(k)
+				quirks = append(quirks, Quirk{CRD: m.crd, File: nodes[i].v.file, Version: m.version, Path: nodePath(path), Keyword: "XValidations"})
+			}
+		}
+	}
 	var result apiextensionsv1.ValidationRules
+	// inFS reports, for each rule, in which feature sets the merged CRD has it.
+	inFS := map[string]func(*variant) bool{}
 	for _, r := range order {
 		k := key(r)
 		present := func(x at) bool { return has[indexOf(nodes, x)].Has(k) }
@@ -713,10 +810,12 @@ func (m *merger) rules(out *apiextensionsv1.JSONSchemaProps, path string, nodes 
 		}
 		if every {
 			result = append(result, r)
+			inFS[k] = func(*variant) bool { return true }
 			continue
 		}
 		var guard string
 		if lits, ok := m.conjunction(nodes, owner, present); ok {
+			inFS[k] = func(v *variant) bool { return m.holds(lits, v) }
 			var parts []string
 			for _, l := range lits {
 				if l.on {
@@ -747,6 +846,7 @@ func (m *merger) rules(out *apiextensionsv1.JSONSchemaProps, path string, nodes 
 				continue
 			}
 			guard = "!(" + strings.Join(parts, " || ") + ")"
+			inFS[k] = func(v *variant) bool { return m.anyGate(adders, v) }
 		} else {
 			m.fail(nodes[0].v.file, path, "the rule %q is in some files and not in others in a way that gate states cannot express", r.Rule)
 			continue
@@ -757,7 +857,19 @@ func (m *merger) rules(out *apiextensionsv1.JSONSchemaProps, path string, nodes 
 		}
 		result = append(result, g)
 	}
-	out.XValidations = result
+	fsOK := true
+	for _, n := range fsNodes {
+		has := sets.New[string]()
+		for _, r := range n.s.XValidations {
+			has.Insert(ruleKey(r, true))
+		}
+		for _, r := range order {
+			if f, ok := inFS[key(r)]; ok && f(n.v) != has.Has(ruleKey(r, true)) {
+				fsOK = false
+			}
+		}
+	}
+	return result, quirks, fsOK
 }
 
 // cel is the CEL expression of a gate being on: featureGates.X, or the conjunction of a

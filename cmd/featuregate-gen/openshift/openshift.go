@@ -165,7 +165,7 @@ func Merge(opts Options) (*Result, error) {
 				continue
 			}
 			crdDir := filepath.Join(opts.Dir, gv, manifestsDir, e.Name())
-			out, gates, quirks, err := mergeCRD(crdDir, e.Name(), infos[e.Name()], fsets)
+			out, gates, quirks, err := mergeCRD(crdDir, e.Name(), infos[e.Name()], fsets, opts.ClusterProfile)
 			requires := map[string][]string{}
 			for _, g := range gates {
 				if len(g.Requires) > 0 {
@@ -382,15 +382,15 @@ type variant struct {
 }
 
 // mergeCRD merges the files of one CRD's folder.
-func mergeCRD(dir, name string, info crdInfo, fsets []FeatureSet) (*apiextensionsv1.CustomResourceDefinition, []GateRow, []Quirk, error) {
-	out, rows, m, err := mergeCRDFiles(dir, name, info, fsets)
+func mergeCRD(dir, name string, info crdInfo, fsets []FeatureSet, profile string) (*apiextensionsv1.CustomResourceDefinition, []GateRow, []Quirk, error) {
+	out, rows, m, err := mergeCRDFiles(dir, name, info, fsets, profile)
 	if m == nil {
 		return out, rows, nil, err
 	}
 	return out, rows, m.quirks, err
 }
 
-func mergeCRDFiles(dir, name string, info crdInfo, fsets []FeatureSet) (*apiextensionsv1.CustomResourceDefinition, []GateRow, *merger, error) {
+func mergeCRDFiles(dir, name string, info crdInfo, fsets []FeatureSet, profile string) (*apiextensionsv1.CustomResourceDefinition, []GateRow, *merger, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, nil, nil, err
@@ -453,6 +453,17 @@ func mergeCRDFiles(dir, name string, info crdInfo, fsets []FeatureSet) (*apiexte
 		return others[i].file < others[j].file
 	})
 	m := &merger{crd: name, dir: dir, variants: append([]*variant{base}, others...), combos: map[string][]string{}}
+	for _, fs := range fsets {
+		crd, file, err := FeatureSetCRD(filepath.Join(filepath.Dir(filepath.Dir(dir)), "zz_generated.crd-manifests"), name, fs.Name, profile)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		if crd == nil {
+			continue
+		}
+		// the feature set's state: its gates of this CRD; the top-level gates are on in every file.
+		m.featureSets = append(m.featureSets, &variant{file: file, gates: fs.Enabled.Intersection(declared).Difference(topLevel), crd: crd})
+	}
 	out := m.merge()
 	if len(m.errs) > 0 {
 		return nil, nil, m, errors.Join(m.errs...)
@@ -502,6 +513,50 @@ func marshal(crd *apiextensionsv1.CustomResourceDefinition, requires map[string]
 		}
 	}
 	return yaml.Marshal(obj)
+}
+
+// ProfileAnnotations are the annotations that include a CRD manifest in a cluster profile.
+var ProfileAnnotations = map[string]string{
+	"SelfManagedHA": "include.release.openshift.io/self-managed-high-availability",
+	"Hypershift":    "include.release.openshift.io/ibm-cloud-managed",
+}
+
+// FeatureSetCRD is the CRD named name that OpenShift installs for the feature set and the
+// cluster profile, from a zz_generated.crd-manifests folder, and its file; nil when there is
+// none (or no such folder).
+func FeatureSetCRD(dir, name, featureSet, profile string) (*apiextensionsv1.CustomResourceDefinition, string, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
+	if err != nil {
+		return nil, "", err
+	}
+	var found *apiextensionsv1.CustomResourceDefinition
+	foundFile := ""
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return nil, "", err
+		}
+		if !strings.Contains(string(data), name) {
+			continue
+		}
+		crds, _, err := crdmerge.ReadCRDs(f, data)
+		if err != nil {
+			return nil, "", err
+		}
+		for _, c := range crds {
+			if c.Name != name || c.Annotations[ProfileAnnotations[profile]] != "true" {
+				continue
+			}
+			if fs, ok := c.Annotations["release.openshift.io/feature-set"]; ok && !sets.New(strings.Split(fs, ",")...).Has(featureSet) {
+				continue
+			}
+			if found != nil {
+				return nil, "", fmt.Errorf("%s: both %s and %s are CRD %s for feature set %s and cluster profile %s", dir, foundFile, filepath.Base(f), name, featureSet, profile)
+			}
+			found, foundFile = c, filepath.Base(f)
+		}
+	}
+	return found, foundFile, nil
 }
 
 func sortedKeys[V any](m map[string]V) []string {
