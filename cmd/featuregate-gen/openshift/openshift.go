@@ -398,7 +398,11 @@ func mergeCRDFiles(dir, name string, info crdInfo, fsets []FeatureSet, profile s
 	topLevel := sets.New(info.TopLevelFeatureGates...)
 	var base *variant
 	var others []*variant
-	declared := sets.New(info.FeatureGates...)
+	// The CRD's gates; the list names a combination as its file does (Example+Example2).
+	declared := sets.New[string]()
+	for _, g := range info.FeatureGates {
+		declared.Insert(strings.Split(g, "+")...)
+	}
 	for _, e := range entries {
 		if e.IsDir() || !strings.HasSuffix(e.Name(), ".yaml") {
 			continue
@@ -477,7 +481,16 @@ func mergeCRDFiles(dir, name string, info crdInfo, fsets []FeatureSet, profile s
 		cfg.FeatureGates = append(cfg.FeatureGates, apiextensionsv1.CustomResourceDefinitionFeatureGate{Name: g, PreRelease: stage})
 		rows = append(rows, GateRow{CRD: name, Gate: g, PreRelease: string(stage), TopLevel: topLevel.Has(g)})
 	}
+	used := sets.New[string]()
+	for _, v := range out.Spec.Versions {
+		if v.Schema != nil {
+			gatesUsed(v.Schema.OpenAPIV3Schema, used)
+		}
+	}
 	for _, c := range sortedKeys(m.combos) {
+		if !used.Has(c) {
+			continue // tried while merging, but no mark or entry names it
+		}
 		if declared.Has(c) {
 			return nil, nil, m, fmt.Errorf("%s: the combination gate of %s is named %s, which is also a gate of the CRD", dir, strings.Join(m.combos[c], "+"), c)
 		}
@@ -513,6 +526,28 @@ func marshal(crd *apiextensionsv1.CustomResourceDefinition, requires map[string]
 		}
 	}
 	return yaml.Marshal(obj)
+}
+
+// gatesUsed adds the gates that marks and gated keywords of s name to used.
+func gatesUsed(s *apiextensionsv1.JSONSchemaProps, used sets.Set[string]) {
+	if s == nil {
+		return
+	}
+	if s.XFeatureGate != nil {
+		used.Insert(*s.XFeatureGate)
+	}
+	for _, e := range s.XFeatureGatedValidations {
+		used.Insert(e.FeatureGate)
+	}
+	for _, p := range s.Properties {
+		gatesUsed(&p, used)
+	}
+	if s.Items != nil {
+		gatesUsed(s.Items.Schema, used)
+	}
+	if s.AdditionalProperties != nil {
+		gatesUsed(s.AdditionalProperties.Schema, used)
+	}
 }
 
 // ProfileAnnotations are the annotations that include a CRD manifest in a cluster profile.

@@ -57,7 +57,7 @@ for name, fn in [("AAA_ungated", None), ("Alpha", alpha), ("Beta", beta), ("Alph
     if fn: fn(c)
     write(d + name + ".yaml", c)
 write(root + "/zz_generated.featuregated-crd-manifests.yaml", {"widgets.example.openshift.io": {
-    "CRDName": "widgets.example.openshift.io", "FeatureGates": ["Alpha", "Beta"], "TopLevelFeatureGates": [], "Version": "v1"}})
+    "CRDName": "widgets.example.openshift.io", "FeatureGates": ["Alpha", "Alpha+Beta", "Beta"], "TopLevelFeatureGates": [], "Version": "v1"}})
 # Feature sets: Default enables Beta, TechPreviewNoUpgrade both.
 sets = {"Default": (beta,), "TechPreviewNoUpgrade": (alpha, beta), "DevPreviewNoUpgrade": (alpha, beta), "OKD": (beta,)}
 enabled = {"Default": ["Beta"], "TechPreviewNoUpgrade": ["Alpha", "Beta"], "DevPreviewNoUpgrade": ["Alpha", "Beta"], "OKD": ["Beta"]}
