@@ -28,6 +28,23 @@ import (
 	"k8s.io/apiextensions-apiserver/cmd/featuregate-gen/channels"
 )
 
+// writeFile writes content to path, creating its folder, unless the file already holds
+// exactly content; it prints which.
+func writeFile(stdout io.Writer, path string, content []byte) error {
+	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, content) {
+		fmt.Fprintf(stdout, "%s: unchanged\n", path)
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, content, 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%s: written\n", path)
+	return nil
+}
+
 // runChannels is `featuregate-gen channels`: it writes one gated CRD per kind into --out and
 // prints the gate mapping, what was copied and the notes. Files it writes again with the
 // same content are left alone.
@@ -71,16 +88,10 @@ func runChannels(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	for _, f := range res.Files {
-		path := filepath.Join(*out, f.Name)
-		if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, f.Content) {
-			fmt.Fprintf(stdout, "%s: unchanged\n", path)
-			continue
-		}
-		if err := os.WriteFile(path, f.Content, 0o644); err != nil {
+		if err := writeFile(stdout, filepath.Join(*out, f.Name), f.Content); err != nil {
 			fmt.Fprintln(stderr, "featuregate-gen channels:", err)
 			return 1
 		}
-		fmt.Fprintf(stdout, "%s: written\n", path)
 	}
 	fmt.Fprintln(stdout, "\nGate mapping:")
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)

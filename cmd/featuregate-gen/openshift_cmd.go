@@ -17,11 +17,9 @@ limitations under the License.
 package main
 
 import (
-	"bytes"
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
@@ -67,20 +65,10 @@ func runOpenShift(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	for _, f := range res.Files {
-		path := filepath.Join(*out, filepath.FromSlash(f.Name))
-		if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, f.Content) {
-			fmt.Fprintf(stdout, "%s: unchanged\n", path)
-			continue
-		}
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		if err := writeFile(stdout, filepath.Join(*out, filepath.FromSlash(f.Name)), f.Content); err != nil {
 			fmt.Fprintln(stderr, "featuregate-gen openshift:", err)
 			return 1
 		}
-		if err := os.WriteFile(path, f.Content, 0o644); err != nil {
-			fmt.Fprintln(stderr, "featuregate-gen openshift:", err)
-			return 1
-		}
-		fmt.Fprintf(stdout, "%s: written\n", path)
 	}
 	fmt.Fprintln(stdout, "\nGates:")
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)

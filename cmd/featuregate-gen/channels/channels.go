@@ -52,7 +52,6 @@ limitations under the License.
 package channels
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -63,6 +62,7 @@ import (
 	"strings"
 	"unicode"
 
+	"k8s.io/apiextensions-apiserver/cmd/featuregate-gen/crdmerge"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"sigs.k8s.io/yaml"
@@ -103,7 +103,7 @@ func LoadConfig(path string) (*Config, error) {
 	for _, crd := range sortedCRDs(c.CRDs) {
 		names := sets.New[string]()
 		for _, g := range c.CRDs[crd].Gates {
-			if !validGateName(g.Name) {
+			if !crdmerge.ValidGateName(g.Name) {
 				return nil, fmt.Errorf("%s: crds[%s]: gate name %q is not UpperCamelCase ([A-Z][A-Za-z0-9]*, at most 63 characters)", path, crd, g.Name)
 			}
 			if len(g.Paths) == 0 {
@@ -192,7 +192,7 @@ func Merge(standardDir, experimentalDir string, cfg *Config) (*Result, error) {
 			out, file = m.crd(s.crd, e.crd), e.file
 			errs = append(errs, m.errs...)
 		}
-		content, err := marshalCRD(out)
+		content, err := crdmerge.MarshalCRD(out)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
@@ -228,25 +228,12 @@ func readDir(dir string) (map[string]*sourceCRD, []string, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		for i, body := range splitDocs(data) {
-			var meta struct {
-				APIVersion string `json:"apiVersion"`
-				Kind       string `json:"kind"`
-			}
-			if err := yaml.Unmarshal(body, &meta); err != nil {
-				return nil, nil, fmt.Errorf("%s, document %d: %w", filepath.Join(dir, name), i+1, err)
-			}
-			if meta.Kind == "" && meta.APIVersion == "" {
-				continue // empty document
-			}
-			if meta.APIVersion != "apiextensions.k8s.io/v1" || meta.Kind != "CustomResourceDefinition" {
-				notes = append(notes, fmt.Sprintf("%s, document %d: %s %s is not a CRD; skipped", filepath.Join(dir, name), i+1, meta.APIVersion, meta.Kind))
-				continue
-			}
-			crd := &apiextensionsv1.CustomResourceDefinition{}
-			if err := yaml.UnmarshalStrict(body, crd); err != nil {
-				return nil, nil, fmt.Errorf("%s, document %d: %w", filepath.Join(dir, name), i+1, err)
-			}
+		crds, skipped, err := crdmerge.ReadCRDs(filepath.Join(dir, name), data)
+		if err != nil {
+			return nil, nil, err
+		}
+		notes = append(notes, skipped...)
+		for _, crd := range crds {
 			if prev, ok := out[crd.Name]; ok {
 				return nil, nil, fmt.Errorf("%s: CRD %s is also in %s", filepath.Join(dir, name), crd.Name, prev.file)
 			}
@@ -254,36 +241,6 @@ func readDir(dir string) (map[string]*sourceCRD, []string, error) {
 		}
 	}
 	return out, notes, nil
-}
-
-func splitDocs(data []byte) [][]byte {
-	var docs [][]byte
-	var cur []byte
-	for _, line := range bytes.SplitAfter(data, []byte("\n")) {
-		if bytes.Equal(bytes.TrimRight(line, " \r\n"), []byte("---")) {
-			docs, cur = append(docs, cur), nil
-			continue
-		}
-		cur = append(cur, line...)
-	}
-	return append(docs, cur)
-}
-
-// marshalCRD writes a CRD without its status and without server-set metadata.
-func marshalCRD(crd *apiextensionsv1.CustomResourceDefinition) ([]byte, error) {
-	js, err := yaml.Marshal(crd)
-	if err != nil {
-		return nil, err
-	}
-	var obj map[string]interface{}
-	if err := yaml.Unmarshal(js, &obj); err != nil {
-		return nil, err
-	}
-	delete(obj, "status")
-	if meta, ok := obj["metadata"].(map[string]interface{}); ok {
-		delete(meta, "creationTimestamp")
-	}
-	return yaml.Marshal(obj)
 }
 
 // merger merges the two channels of one CRD.
@@ -514,16 +471,4 @@ func (m *merger) defaultName(path string) string {
 	}
 	m.defaultNames[path] = name
 	return name
-}
-
-func validGateName(n string) bool {
-	if n == "" || len(n) > 63 || n[0] < 'A' || n[0] > 'Z' {
-		return false
-	}
-	for _, r := range n {
-		if !(r < unicode.MaxASCII && (unicode.IsLetter(r) || unicode.IsDigit(r))) {
-			return false
-		}
-	}
-	return true
 }

@@ -27,6 +27,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"k8s.io/apiextensions-apiserver/cmd/featuregate-gen/crdmerge"
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation"
@@ -381,8 +382,8 @@ func TestDefaultName(t *testing.T) {
 		{".spec", "HTTPRouteSpec"},
 	} {
 		got := m.defaultName(tc.path)
-		if got != tc.want || !validGateName(got) {
-			t.Errorf("defaultName(%s) = %s (valid: %v), want %s", tc.path, got, validGateName(got), tc.want)
+		if got != tc.want || !crdmerge.ValidGateName(got) {
+			t.Errorf("defaultName(%s) = %s (valid: %v), want %s", tc.path, got, crdmerge.ValidGateName(got), tc.want)
 		}
 	}
 	// Two paths that give one name: the later one gets a number.
@@ -394,7 +395,7 @@ func TestDefaultName(t *testing.T) {
 	long1 := m.defaultName(".spec.aVeryLongFieldNameNumberOne[*].aVeryLongFieldNameNumberTwo[*].three")
 	long2 := m.defaultName(".spec.aVeryLongFieldNameNumberOne[*].aVeryLongFieldNameNumberTwo[*].four")
 	for _, n := range []string{long1, long2} {
-		if len(n) != 63 || !validGateName(n) || !strings.HasPrefix(n, "HTTPRouteAVeryLongFieldNameNumberOneAVeryLongFieldName") {
+		if len(n) != 63 || !crdmerge.ValidGateName(n) || !strings.HasPrefix(n, "HTTPRouteAVeryLongFieldNameNumberOneAVeryLongFieldName") {
 			t.Errorf("long name %q: want 63 valid characters that start with the kind and the path", n)
 		}
 	}

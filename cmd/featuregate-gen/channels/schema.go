@@ -20,8 +20,8 @@ import (
 	"fmt"
 	"reflect"
 	"sort"
-	"strings"
 
+	"k8s.io/apiextensions-apiserver/cmd/featuregate-gen/crdmerge"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
 )
@@ -87,8 +87,8 @@ func (m *merger) schema(s, e *apiextensionsv1.JSONSchemaProps, path string) {
 	// The channels' own rules stay rules (gated by CEL); the keywords that differ become
 	// gated keywords (x-kubernetes-feature-gated-validations).
 	m.rules(s, e, path)
-	if !canGateKeywords(path) {
-		if s.Format != e.Format || !sets.New(s.Required...).Equal(sets.New(e.Required...)) || !enumSet(s.Enum).Equal(enumSet(e.Enum)) ||
+	if !crdmerge.CanGateKeywords(path) {
+		if s.Format != e.Format || !sets.New(s.Required...).Equal(sets.New(e.Required...)) || !crdmerge.EnumSet(s.Enum).Equal(crdmerge.EnumSet(e.Enum)) ||
 			s.Pattern != e.Pattern || !reflect.DeepEqual(s.MaxLength, e.MaxLength) || !reflect.DeepEqual(s.MinLength, e.MinLength) ||
 			!reflect.DeepEqual(s.MaxItems, e.MaxItems) || !reflect.DeepEqual(s.MinItems, e.MinItems) ||
 			!reflect.DeepEqual(s.MaxProperties, e.MaxProperties) || !reflect.DeepEqual(s.MinProperties, e.MinProperties) ||
@@ -110,44 +110,13 @@ func (m *merger) schema(s, e *apiextensionsv1.JSONSchemaProps, path string) {
 	})
 }
 
-// canGateKeywords reports whether the keywords of the node at path can be gated: not on the
-// root, nor on or below metadata, apiVersion or kind.
-func canGateKeywords(path string) bool {
-	if path == "" {
-		return false
-	}
-	for _, reserved := range []string{".metadata", ".apiVersion", ".kind"} {
-		if path == reserved || strings.HasPrefix(path, reserved+".") || strings.HasPrefix(path, reserved+"[") {
-			return false
-		}
-	}
-	return true
-}
-
-// gatedEntry returns node e's x-kubernetes-feature-gated-validations entry for gate in
-// state enabled, added on first use: the differences of one node that share a gate share
-// its entries.
-func gatedEntry(e *apiextensionsv1.JSONSchemaProps, gate string, enabled bool) *apiextensionsv1.FeatureGatedValidation {
-	for i := range e.XFeatureGatedValidations {
-		if g := &e.XFeatureGatedValidations[i]; g.FeatureGate == gate && g.Enabled == enabled {
-			return g
-		}
-	}
-	e.XFeatureGatedValidations = append(e.XFeatureGatedValidations, apiextensionsv1.FeatureGatedValidation{FeatureGate: gate, Enabled: enabled})
-	return &e.XFeatureGatedValidations[len(e.XFeatureGatedValidations)-1]
-}
-
-// celTypedFormats are the string formats that give a value another CEL type (bytes,
-// duration, timestamp): taking one off the node would change the type that CEL rules see.
-var celTypedFormats = sets.New("byte", "duration", "date", "date-time", "datetime")
-
 // format gates a format that differs: the node has none, and an entry per channel holds its
 // format while that channel's gate state holds.
 func (m *merger) format(s, e *apiextensionsv1.JSONSchemaProps, path string) {
 	if s.Format == e.Format {
 		return
 	}
-	if celTypedFormats.Has(s.Format) || celTypedFormats.Has(e.Format) {
+	if crdmerge.CELTypedFormats.Has(s.Format) || crdmerge.CELTypedFormats.Has(e.Format) {
 		m.note("%s: the format differs, and %q or %q gives the value a CEL type; cannot be gated, the experimental channel's is kept", nodePath(path), s.Format, e.Format)
 		return
 	}
@@ -155,10 +124,10 @@ func (m *merger) format(s, e *apiextensionsv1.JSONSchemaProps, path string) {
 	ef := e.Format
 	e.Format = ""
 	if s.Format != "" {
-		gatedEntry(e, gate, false).Format = s.Format
+		crdmerge.GatedEntry(e, gate, false).Format = s.Format
 	}
 	if ef != "" {
-		gatedEntry(e, gate, true).Format = ef
+		crdmerge.GatedEntry(e, gate, true).Format = ef
 	}
 }
 
@@ -186,7 +155,7 @@ func (m *merger) required(s, e *apiextensionsv1.JSONSchemaProps, path string) {
 				m.note("%s.%s: required in one channel only, but not a property of the node; not gated, only the fields both channels require are required", path, f)
 				continue
 			}
-			g := gatedEntry(e, m.requiredGate(path, f, s, e), c.enabled)
+			g := crdmerge.GatedEntry(e, m.requiredGate(path, f, s, e), c.enabled)
 			g.Required = append(g.Required, f)
 		}
 	}
@@ -217,7 +186,7 @@ func nodePath(path string) string {
 // the native enum does not. A value that names a new field beside the node (CORS, and a new
 // field cors) belongs to that field's gate, so one enum can read several gates.
 func (m *merger) enum(s, e *apiextensionsv1.JSONSchemaProps, path string) {
-	std, exp := enumSet(s.Enum), enumSet(e.Enum)
+	std, exp := crdmerge.EnumSet(s.Enum), crdmerge.EnumSet(e.Enum)
 	if std.Equal(exp) {
 		return
 	}
@@ -265,10 +234,10 @@ func (m *merger) enum(s, e *apiextensionsv1.JSONSchemaProps, path string) {
 	// standard (experimental) channel gives.
 	for _, gate := range sortedGates(added, removed) {
 		if values := enumValues(stdValues, expValues, added[gate]); len(added[gate]) > 0 || len(union) == 0 && len(stdValues) > 0 {
-			gatedEntry(e, gate, false).Enum = values
+			crdmerge.GatedEntry(e, gate, false).Enum = values
 		}
 		if values := enumValues(expValues, stdValues, removed[gate]); len(removed[gate]) > 0 || len(union) == 0 && len(expValues) > 0 {
-			gatedEntry(e, gate, true).Enum = values
+			crdmerge.GatedEntry(e, gate, true).Enum = values
 		}
 	}
 }
@@ -279,7 +248,7 @@ func enumValues(first, second, without []apiextensionsv1.JSON) []apiextensionsv1
 	if len(first) == 0 {
 		return nil
 	}
-	skip := enumSet(without)
+	skip := crdmerge.EnumSet(without)
 	var out []apiextensionsv1.JSON
 	if len(second) > 0 {
 		for _, v := range first {
@@ -307,14 +276,6 @@ func sortedGates(maps ...map[string][]apiextensionsv1.JSON) []string {
 	return sets.List(names)
 }
 
-func enumSet(values []apiextensionsv1.JSON) sets.Set[string] {
-	out := sets.New[string]()
-	for _, v := range values {
-		out.Insert(string(v.Raw))
-	}
-	return out
-}
-
 // bounds gates the bounds and the pattern that differ: the native keyword keeps the looser
 // bound (no pattern, for a pattern), so that CEL cost estimates stay bounded, and an entry
 // per channel holds that channel's stricter bound while its gate state holds.
@@ -338,15 +299,15 @@ func (m *merger) bounds(s, e *apiextensionsv1.JSONSchemaProps, path string) {
 			continue
 		}
 		gate := m.nodeGate(nodePath(path), b.name, nil, nil)
-		loose := looser(sv, ev, b.max)
+		loose := crdmerge.Looser(sv, ev, b.max)
 		*b.exp = loose
 		if sv != nil && !reflect.DeepEqual(sv, loose) {
 			v := *sv
-			b.set(gatedEntry(e, gate, false), &v)
+			b.set(crdmerge.GatedEntry(e, gate, false), &v)
 		}
 		if ev != nil && !reflect.DeepEqual(ev, loose) {
 			v := *ev
-			b.set(gatedEntry(e, gate, true), &v)
+			b.set(crdmerge.GatedEntry(e, gate, true), &v)
 		}
 	}
 	for _, b := range []struct {
@@ -374,11 +335,11 @@ func (m *merger) bounds(s, e *apiextensionsv1.JSONSchemaProps, path string) {
 		*b.exp = loose
 		if sv != nil && !reflect.DeepEqual(sv, loose) {
 			v := *sv
-			b.set(gatedEntry(e, gate, false), &v)
+			b.set(crdmerge.GatedEntry(e, gate, false), &v)
 		}
 		if ev != nil && !reflect.DeepEqual(ev, loose) {
 			v := *ev
-			b.set(gatedEntry(e, gate, true), &v)
+			b.set(crdmerge.GatedEntry(e, gate, true), &v)
 		}
 	}
 	if s.Pattern != e.Pattern {
@@ -386,24 +347,12 @@ func (m *merger) bounds(s, e *apiextensionsv1.JSONSchemaProps, path string) {
 		ep := e.Pattern
 		e.Pattern = ""
 		if s.Pattern != "" {
-			gatedEntry(e, gate, false).Pattern = s.Pattern
+			crdmerge.GatedEntry(e, gate, false).Pattern = s.Pattern
 		}
 		if ep != "" {
-			gatedEntry(e, gate, true).Pattern = ep
+			crdmerge.GatedEntry(e, gate, true).Pattern = ep
 		}
 	}
-}
-
-// looser returns the looser of two bounds; nil (no bound) when either is nil.
-func looser(a, b *int64, max bool) *int64 {
-	if a == nil || b == nil {
-		return nil
-	}
-	v := *a
-	if (max && *b > v) || (!max && *b < v) {
-		v = *b
-	}
-	return &v
 }
 
 // rules gates the x-kubernetes-validations rules that only one channel has.
