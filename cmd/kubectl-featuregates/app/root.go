@@ -88,7 +88,8 @@ position in the list.`,
   kubectl featuregates enable databases.gates.example.com BackupGate
   kubectl featuregates status databases.gates.example.com
   kubectl featuregates usage databases.gates.example.com BackupGate
-  kubectl featuregates disable databases.gates.example.com BackupGate`,
+  kubectl featuregates disable databases.gates.example.com BackupGate
+  kubectl featuregates set databases.gates.example.com BackupGate=true LabelsGate=false`,
 		SilenceUsage:  true,
 		SilenceErrors: false,
 	}
@@ -96,7 +97,7 @@ position in the list.`,
 	root.SetErr(o.Streams.ErrOut)
 	root.SetIn(o.Streams.In)
 	o.ConfigFlags.AddFlags(root.PersistentFlags())
-	root.AddCommand(newListCommand(o), newToggleCommand(o, true), newToggleCommand(o, false), newStatusCommand(o), newUsageCommand(o))
+	root.AddCommand(newListCommand(o), newToggleCommand(o, true), newToggleCommand(o, false), newSetCommand(o), newStatusCommand(o), newUsageCommand(o))
 	return root
 }
 
