@@ -29,7 +29,7 @@ run() {
 for round in $(seq "$rounds"); do
   echo "[bench] round $round/$rounds"
   run pkg/registry/customresource "$out/customresource.test" \
-    -test.bench 'FieldGates(Strategy|Convert|Scaling|IndexMemory|CELRules)$' -test.benchtime 3000x
+    -test.bench 'FieldGates(Strategy|Convert|Scaling|IndexMemory|CELRules|OpenShift)$' -test.benchtime 3000x
   # Defaulting allocates about 280 times per op, so 3000 ops leave its time at the mercy of
   # when the GC runs (setups doing identical work differed by up to 10%); 10000 do not.
   run pkg/registry/customresource "$out/customresource.test" -test.bench 'FieldGatesDefaulting$' -test.benchtime 10000x

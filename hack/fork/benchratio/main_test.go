@@ -171,3 +171,28 @@ func TestReportSteadyBaseline(t *testing.T) {
 		t.Errorf("missed %d goals, want 2 (time of PrepareForCreate, allocs of Hook); report:\n%s", missed, out.String())
 	}
 }
+
+// The OpenShift setup gets the strategy goal of (c) and (d): at most 5 µs over (a).
+func TestReportOpenShift(t *testing.T) {
+	for _, tc := range []struct {
+		b          string
+		wantMissed int
+	}{
+		{b: "5700", wantMissed: 0},
+		{b: "5800", wantMissed: 1},
+	} {
+		runs, _, err := parse(strings.NewReader(strings.Join([]string{
+			"BenchmarkFieldGatesOpenShift/PrepareForCreate/a-upstream-no-gates-2 \t 3000\t 700 ns/op\t 0 B/op\t 0 allocs/op",
+			"BenchmarkFieldGatesOpenShift/PrepareForCreate/b-openshift-half-disabled-2 \t 3000\t " + tc.b + " ns/op\t 440 B/op\t 17 allocs/op",
+			"BenchmarkFieldGatesOpenShift/PrepareForUpdate/a-upstream-no-gates-2 \t 3000\t 80000 ns/op\t 8178 B/op\t 341 allocs/op",
+			"BenchmarkFieldGatesOpenShift/PrepareForUpdate/b-openshift-half-disabled-2 \t 3000\t 81000 ns/op\t 8632 B/op\t 361 allocs/op",
+		}, "\n")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		if missed := report(&out, runs, 1); missed != tc.wantMissed || !strings.Contains(out.String(), "OpenShift: the largest merged config.openshift.io CRD") {
+			t.Errorf("b = %s ns: %d goals missed, want %d\n%s", tc.b, missed, tc.wantMissed, out.String())
+		}
+	}
+}
