@@ -186,6 +186,13 @@ func Merge(opts Options) (*Result, error) {
 				res.Errors = append(res.Errors, fmt.Errorf("%s: %w", crdDir, err))
 				continue
 			}
+			if errs, err := serverValidation(content); err != nil || len(errs) > 0 {
+				if err == nil {
+					err = errs.ToAggregate()
+				}
+				res.Errors = append(res.Errors, fmt.Errorf("%s %s: the API server's CRD validation rejects the merged CRD: %w", e.Name(), gv, err))
+				continue
+			}
 			res.Files = append(res.Files, File{Name: filepath.ToSlash(filepath.Join(gv, e.Name()+".yaml")), Content: content})
 			for _, g := range gates {
 				g.GroupVersion = gv
