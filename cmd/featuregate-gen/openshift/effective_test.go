@@ -498,3 +498,56 @@ func TestMergeDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// copyTree copies the folder src to dst.
+func copyTree(t *testing.T, src, dst string) {
+	t.Helper()
+	err := filepath.Walk(src, func(path string, info os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, path)
+		if info.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), data, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A folder holding only some groups (and the payload) merges them as the full folder does.
+func TestMergeSubsetDir(t *testing.T) {
+	cases := []struct {
+		dir    string
+		groups []string
+	}{{filepath.Join("testdata", "api"), []string{"example/v1"}}}
+	if d := os.Getenv("OPENSHIFT_API_DIR"); d != "" {
+		cases = append(cases, struct {
+			dir    string
+			groups []string
+		}{d, []string{"config/v1", "example/v1"}})
+	}
+	for _, tc := range cases {
+		tmp := t.TempDir()
+		for _, gv := range append(tc.groups, "payload-manifests") {
+			copyTree(t, filepath.Join(tc.dir, gv), filepath.Join(tmp, gv))
+		}
+		want, err := Merge(Options{Dir: tc.dir, Groups: tc.groups})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := Merge(Options{Dir: tmp})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got.Files) == 0 || !reflect.DeepEqual(got.Files, want.Files) || len(got.Errors) != len(want.Errors) {
+			t.Errorf("%s %v: the subset folder gives %d files and %d errors, the full folder %d and %d", tc.dir, tc.groups, len(got.Files), len(got.Errors), len(want.Files), len(want.Errors))
+		}
+	}
+}
