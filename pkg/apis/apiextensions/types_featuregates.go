@@ -55,6 +55,9 @@ type CustomResourceDefinitionFeatureGate struct {
 	// FieldPaths are fields the gate guards, in the storage version's schema; marks
 	// (x-kubernetes-feature-gate) in each version's schema may guard others.
 	FieldPaths []string
+	// Requires names other gates of the CRD that must be enabled (transitively) for this
+	// gate to be enabled.
+	Requires []string
 }
 
 // FeatureGatedValidation adds validation keywords to a schema node while a custom feature

@@ -41,6 +41,9 @@ func customFeatureGateFuzzer(obj *apiextensions.CustomResourceDefinitionFeatureG
 	if c.Bool() {
 		obj.FieldPaths = append(obj.FieldPaths, ".spec.replicas", ".spec.containers[*].image")
 	}
+	if c.Bool() {
+		obj.Requires = append(obj.Requires, "Example", "Example2")
+	}
 }
 
 // featureGatedValidationFuzzer fills an x-kubernetes-feature-gated-validations entry. Enum

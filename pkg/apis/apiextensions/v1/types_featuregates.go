@@ -51,8 +51,9 @@ type CustomResourceDefinitionFeatureGates struct {
 //
 // Whether a gate is enabled follows these rules, in order: a stable gate is enabled; else
 // `enabled` decides when it is set; else `default` decides when it is set; else a beta gate
-// is enabled; else (alpha or deprecated) it is disabled. A field is live only when its own
-// gate and the gates of all its gated ancestors are enabled.
+// is enabled; else (alpha or deprecated) it is disabled. A gate that requires other gates is
+// enabled only when, in addition, every gate it requires is enabled. A field is live only
+// when its own gate and the gates of all its gated ancestors are enabled.
 type CustomResourceDefinitionFeatureGate struct {
 	// name identifies the gate. It is UpperCamelCase: an upper-case letter followed by
 	// letters and digits, at most 63 characters, and unique within the CRD.
@@ -89,6 +90,17 @@ type CustomResourceDefinitionFeatureGate struct {
 	// +listType=set
 	// +optional
 	FieldPaths []string `json:"fieldPaths,omitempty" protobuf:"bytes,6,rep,name=fieldPaths"`
+
+	// requires names other gates of this CRD that must be enabled for this gate to be
+	// enabled. A gate that requires others is enabled only when its own state (by the rules
+	// above) and the state of every gate it requires, transitively, are enabled. A field,
+	// value, bound or rule that exists only while several gates are all enabled belongs to
+	// a gate that requires them: a stable gate with requires [A, B] is enabled exactly when
+	// A and B are, so promoting A alone does not enable it. Each name must be another
+	// declared gate, listed once, and requires must not form a cycle.
+	// +listType=set
+	// +optional
+	Requires []string `json:"requires,omitempty" protobuf:"bytes,7,rep,name=requires"`
 }
 
 // FeatureGatedValidation adds validation keywords to a schema node while a custom feature
