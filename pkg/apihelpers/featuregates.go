@@ -50,16 +50,22 @@ func FindCustomFeatureGate(crd *apiextensionsv1.CustomResourceDefinition, name s
 // IsCustomFeatureGateEnabled reports whether the CRD's feature gate named name is enabled,
 // and whether the CRD declares such a gate. The rules are, in order: a stable gate is
 // enabled; else enabled decides when it is set; else default decides when it is set; else
-// a beta gate is enabled; else (alpha, deprecated) the gate is disabled.
+// a beta gate is enabled; else (alpha, deprecated) the gate is disabled. A gate that
+// requires other gates (requires) is enabled only when, in addition, every gate it
+// requires is enabled, transitively.
 //
-// This is the gate's own state. A field it guards may still be disabled by the disabled
-// gate of an ancestor field; use IsFieldEnabled to know whether a field is live.
+// This is the gate's state as the server uses it (featuregates.GateStates), what CEL rules
+// read as featureGates.<Name>. A field it guards may still be disabled by the disabled gate
+// of an ancestor field; use IsFieldEnabled to know whether a field is live.
 func IsCustomFeatureGateEnabled(crd *apiextensionsv1.CustomResourceDefinition, name string) (enabled bool, found bool) {
 	g := FindCustomFeatureGate(crd, name)
 	if g == nil {
 		return false, false
 	}
-	return featuregates.Enabled(string(g.PreRelease), g.Enabled, g.Default), true
+	if len(g.Requires) == 0 {
+		return featuregates.Enabled(string(g.PreRelease), g.Enabled, g.Default), true
+	}
+	return featuregates.States(featuregates.SpecsFromV1(crd.Spec.CustomFeatureGates))[name], true
 }
 
 // IsFieldEnabled reports whether the field at fieldPath of the CRD's custom resources of

@@ -31,7 +31,8 @@ import (
 
 // customFeatureGateEnabled has one series per gate declared in a CRD's
 // spec.customFeatureGates: 1 when the gate is enabled, 0 when it is disabled. It is the
-// gate's own state; a path below a disabled gated parent is disabled whatever its gate says.
+// gate's state (featuregates.States: a gate that requires a disabled gate is disabled); a
+// path below a disabled gated parent is disabled whatever its gate says.
 var customFeatureGateEnabled = metrics.NewGaugeVec(
 	&metrics.GaugeOpts{
 		Namespace:      "apiextensions",
@@ -80,12 +81,12 @@ func (m *featureGateMetrics) set(obj interface{}) {
 	}
 	group, resource := crd.Spec.Group, crd.Spec.Names.Plural
 	series := crdGateSeries{group: group, resource: resource, stages: map[string]string{}}
-	enabled := map[string]bool{}
+	// The state a gate's series reports is the one its fields follow (featuregates.States):
+	// a gate that requires a disabled gate reports 0.
+	enabled := featuregates.States(featuregates.SpecsFromV1(crd.Spec.CustomFeatureGates))
 	if crd.Spec.CustomFeatureGates != nil {
 		for _, g := range crd.Spec.CustomFeatureGates.FeatureGates {
-			stage := string(g.PreRelease)
-			series.stages[g.Name] = stage
-			enabled[g.Name] = featuregates.Enabled(stage, g.Enabled, g.Default)
+			series.stages[g.Name] = string(g.PreRelease)
 		}
 	}
 

@@ -97,6 +97,18 @@ apiextensions_custom_feature_gate_enabled{group="a.example.com",name="StableGate
 `,
 		},
 		{
+			name: "a stable gate that requires a disabled gate reports 0, until that gate is enabled",
+			events: []event{
+				{crd: metricsTestCRD("a.example.com", "foos", alpha, gate{Name: "Both", PreRelease: "stable", Requires: []string{"AlphaGate"}, FieldPaths: []string{".spec.e"}})},
+				{crd: metricsTestCRD("b.example.com", "bars", alphaOn, gate{Name: "Both", PreRelease: "stable", Requires: []string{"AlphaGate"}, FieldPaths: []string{".spec.e"}})},
+			},
+			want: `apiextensions_custom_feature_gate_enabled{group="a.example.com",name="AlphaGate",resource="foos",stage="alpha"} 0
+apiextensions_custom_feature_gate_enabled{group="a.example.com",name="Both",resource="foos",stage="stable"} 0
+apiextensions_custom_feature_gate_enabled{group="b.example.com",name="AlphaGate",resource="bars",stage="alpha"} 1
+apiextensions_custom_feature_gate_enabled{group="b.example.com",name="Both",resource="bars",stage="stable"} 1
+`,
+		},
+		{
 			name:   "a CRD without gates has no series",
 			events: []event{{crd: metricsTestCRD("a.example.com", "foos")}},
 		},

@@ -67,11 +67,13 @@ func TestShape(t *testing.T) {
 		}
 		// The fork's own enablement rules must agree with gateDisabled, gate by gate, and
 		// each gate must guard exactly its own field.
+		// States is the state the server uses (it takes requires into account).
 		disabled := 0
+		states := featuregates.States(featuregates.SpecsFromV1(fg))
 		for i, g := range fg.FeatureGates {
-			on := featuregates.Enabled(string(g.PreRelease), g.Enabled, g.Default)
+			on := states[g.Name]
 			if on == gateDisabled(i) {
-				t.Errorf("gate %s (%s): Enabled() = %v, but gateDisabled(%d) = %v", g.Name, g.PreRelease, on, i, gateDisabled(i))
+				t.Errorf("gate %s (%s): States() = %v, but gateDisabled(%d) = %v", g.Name, g.PreRelease, on, i, gateDisabled(i))
 			}
 			if !on {
 				disabled++

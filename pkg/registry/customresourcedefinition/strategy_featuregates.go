@@ -44,7 +44,8 @@ func dropDisabledCustomFeatureGates(newCRD, oldCRD *apiextensions.CustomResource
 // the field is kept where it is in use); while the CRDFieldLevelVersioning feature gate is
 // enabled, gates that no field path and no CEL rule uses, and, with conversion None, a path
 // that one version marks and another has unmarked (the mark gates it in both, see
-// validation.FeatureGateMarkVersionWarnings). (A schema default on a gated field
+// validation.FeatureGateMarkVersionWarnings), and a gate set to enabled that stays disabled
+// because a gate it requires is disabled (validation.RequiresWarnings). (A schema default on a gated field
 // path needs no warning: the server applies no default at an effectively disabled path, see
 // featuregates.Index.WithoutDisabledDefaults.)
 func gateWarnings(newCRD, oldCRD *apiextensions.CustomResourceDefinition) []string {
@@ -55,6 +56,7 @@ func gateWarnings(newCRD, oldCRD *apiextensions.CustomResourceDefinition) []stri
 	if utilfeature.DefaultFeatureGate.Enabled(apiextensionsfeatures.CRDFieldLevelVersioning) {
 		warnings = append(warnings, validation.UnusedGateWarnings(&newCRD.Spec)...)
 		warnings = append(warnings, validation.FeatureGateMarkVersionWarnings(&newCRD.Spec)...)
+		warnings = append(warnings, validation.RequiresWarnings(&newCRD.Spec)...)
 	}
 	return warnings
 }

@@ -142,6 +142,7 @@ func validateCustomFeatureGates(spec *apiextensions.CustomResourceDefinitionSpec
 			}
 		}
 	}
+	allErrs = append(allErrs, validateCustomFeatureGateRequires(gates.FeatureGates, names, gatesPath)...)
 	return append(allErrs, validateFeatureGateMarkListMapKeys(spec, unchanged)...)
 }
 

@@ -51,9 +51,9 @@ func withCustomFeatureGatesCEL(opts *validationOptions, spec *apiextensions.Cust
 
 // UnusedGateWarnings returns a warning for each declared gate that guards no
 // field path, that no version's schema marks with x-kubernetes-feature-gate, that no
-// x-kubernetes-feature-gated-validations entry names, and that no x-kubernetes-validations
-// rule or messageExpression of any version reads as featureGates.<Name>: such a gate does
-// nothing.
+// x-kubernetes-feature-gated-validations entry names, that no other gate requires, and that
+// no x-kubernetes-validations rule or messageExpression of any version reads as
+// featureGates.<Name>: such a gate does nothing.
 func UnusedGateWarnings(spec *apiextensions.CustomResourceDefinitionSpec) []string {
 	if spec.CustomFeatureGates == nil || len(spec.CustomFeatureGates.FeatureGates) > MaxCustomFeatureGates {
 		return nil
@@ -66,6 +66,12 @@ func UnusedGateWarnings(spec *apiextensions.CustomResourceDefinitionSpec) []stri
 	}
 	if len(unused) == 0 {
 		return nil
+	}
+	for _, g := range spec.CustomFeatureGates.FeatureGates {
+		// A gate that another requires takes part in that gate's state.
+		for _, name := range g.Requires {
+			delete(unused, name)
+		}
 	}
 	for name := range featureGateMarkNames(spec) {
 		delete(unused, name)

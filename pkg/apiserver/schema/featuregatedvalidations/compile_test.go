@@ -288,3 +288,37 @@ func TestCompileCRDValidation(t *testing.T) {
 		t.Error("nil validation")
 	}
 }
+
+// TestCompileCRDValidationRequires checks an entry that names a gate requiring others: it
+// applies while the combination is enabled, not while only one of the gates it combines is.
+func TestCompileCRDValidationRequires(t *testing.T) {
+	v := &apiextensions.CustomResourceValidation{OpenAPIV3Schema: &apiextensions.JSONSchemaProps{Type: "object", Properties: map[string]apiextensions.JSONSchemaProps{
+		"mode": {Type: "string", Enum: []apiextensions.JSON{"Slow"}, XFeatureGatedValidations: []apiextensions.FeatureGatedValidation{
+			{FeatureGate: "FastWithCache", Enabled: false, MaxLength: ptr.To[int64](4)},
+		}},
+	}}}
+	for _, tc := range []struct {
+		name  string
+		fast  apiextensionsv1.CustomFeatureGatePreRelease
+		cache bool
+		want  apiextensions.JSONSchemaProps
+	}{
+		{name: "Fast promoted alone", fast: apiextensionsv1.CustomFeatureGateStable, want: apiextensions.JSONSchemaProps{Type: "string", Enum: []apiextensions.JSON{"Slow"}, MaxLength: ptr.To[int64](4)}},
+		{name: "Cache on alone", fast: apiextensionsv1.CustomFeatureGateAlpha, cache: true, want: apiextensions.JSONSchemaProps{Type: "string", Enum: []apiextensions.JSON{"Slow"}, MaxLength: ptr.To[int64](4)}},
+		{name: "both on", fast: apiextensionsv1.CustomFeatureGateStable, cache: true, want: apiextensions.JSONSchemaProps{Type: "string", Enum: []apiextensions.JSON{"Slow"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			crd := &apiextensionsv1.CustomResourceDefinition{Spec: apiextensionsv1.CustomResourceDefinitionSpec{
+				CustomFeatureGates: &apiextensionsv1.CustomResourceDefinitionFeatureGates{FeatureGates: []apiextensionsv1.CustomResourceDefinitionFeatureGate{
+					{Name: "Fast", PreRelease: tc.fast},
+					{Name: "Cache", PreRelease: apiextensionsv1.CustomFeatureGateAlpha, Enabled: ptr.To(tc.cache)},
+					{Name: "FastWithCache", PreRelease: apiextensionsv1.CustomFeatureGateStable, Requires: []string{"Fast", "Cache"}},
+				}},
+			}}
+			got := CompileCRDValidation(crd, v).OpenAPIV3Schema.Properties["mode"]
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -39,6 +39,7 @@ func SpecsFromV1(gates *apiextensionsv1.CustomResourceDefinitionFeatureGates) []
 			Default:            g.Default,
 			DeprecationWarning: g.FieldDeprecationWarning,
 			FieldPaths:         g.FieldPaths,
+			Requires:           g.Requires,
 		}
 	}
 	return specs

@@ -29,7 +29,9 @@ import (
 //	Alpha (feature gate ReplicasFeatureGate, disabled).
 //
 // A field whose own gate is enabled but a gated ancestor's is not reads
-// "enabled, but a gated parent field is disabled", as the warnings of a write do.
+// "enabled, but a gated parent field is disabled", as the warnings of a write do; one whose
+// own gate is disabled only because a gate it requires is says so:
+// "disabled: requires B, which is disabled" (UnmetText).
 func (p GatedPath) StageNote() string {
 	g := p.Gate
 	state := "disabled"
@@ -38,6 +40,8 @@ func (p GatedPath) StageNote() string {
 		state = "enabled"
 	case g.Enabled:
 		state = "enabled, but a gated parent field is disabled"
+	case len(g.Unmet) > 0:
+		state = "disabled: " + UnmetText(g.Unmet)
 	}
 	return fmt.Sprintf("%s (feature gate %s, %s).", stageTitle(g.PreRelease), g.Name, state)
 }

@@ -34,7 +34,8 @@ limitations under the License.
 //   - gated path: a path that a gate guards in one version's objects: a marked node's path
 //     (see mark), or one of a gate's fieldPaths (paths in the storage version's schema, which
 //     also hold in every version of a CRD without a conversion webhook).
-//   - enabled: a gate's own state (Enabled, by KEP-2608's rules). A path is effectively
+//   - enabled: a gate's state: its own (Enabled, by KEP-2608's rules) and, for a gate that
+//     requires others, theirs (GateStates). A path is effectively
 //     disabled when its gate, or the gate of a gated path above it, is not enabled; a path
 //     that is not effectively disabled is live.
 //   - field gating: what the server does to a custom resource write with a CRD's gates
@@ -48,7 +49,9 @@ limitations under the License.
 //
 //  1. path.go: ParsePath reads the path syntax (.a.b[*].c); resolve.go: Resolve checks a
 //     path against a structural schema. CRD validation calls both; it never re-implements them.
-//  2. enabled.go: Enabled and States decide whether a gate is enabled.
+//  2. enabled.go: Enabled decides a gate's own state; GateStates and States add what it
+//     requires (a gate is enabled only while every gate it requires is), the one answer
+//     every reader of gate state uses.
 //  3. crd.go: SpecsFromV1 and SpecsFromInternal read a CRD's gates as GateSpecs; marks.go:
 //     Marks reads a version's marks from its structural schema.
 //  4. index.go: CompileVersions builds the Index of every version of a CRD revision: every

@@ -44,22 +44,124 @@ func Enabled(preRelease string, enabled, def *bool) bool {
 	return false
 }
 
-// States returns the enabled state of each declared gate, by Enabled, keyed by the gate's
-// name: what x-kubernetes-validations rules read as featureGates.<Name>. Gates without a
-// name are left out; for a repeated name (which CRD validation rejects) the first wins. It
-// returns nil when specs declare no named gate.
-func States(specs []GateSpec) map[string]bool {
-	var states map[string]bool
-	for _, s := range specs {
+// GateState is a gate's state with what it requires (GateSpec.Requires) taken into account.
+type GateState struct {
+	// Own is the gate's own state, by Enabled.
+	Own bool
+	// Enabled is the gate's state: Own, and the state of every gate it requires, transitively.
+	// Every reader of gate state (field gating, defaults, CEL's featureGates, gated keywords,
+	// the published OpenAPI, warnings, pkg/apihelpers, the tools) uses this one.
+	Enabled bool
+	// Unmet names the gates of Requires that are not enabled, in the order of Requires, when
+	// Own is true; it is nil otherwise. A name that no gate declares, or a gate on a cycle of
+	// requires (both of which CRD validation rejects), counts as not enabled.
+	Unmet []string
+}
+
+// GateStates returns the state of each declared gate, keyed by the gate's name. A gate is
+// enabled when its own state (Enabled) is, and every gate it requires is enabled, so that a
+// field, value or rule that needs several gates belongs to a gate that requires them. A
+// name no gate declares, and every gate on a cycle of requires, count as disabled, so
+// that bad input can never loop or enable anything. Gates without a name are left out; for a
+// repeated name the first wins. It returns nil when specs declare no named gate. Without
+// any requires, it costs what States cost before requires existed.
+func GateStates(specs []GateSpec) map[string]GateState {
+	var states map[string]GateState
+	var byName map[string]*GateSpec
+	hasRequires := false
+	for i := range specs {
+		s := &specs[i]
 		if s.Name == "" {
 			continue
 		}
 		if states == nil {
-			states = make(map[string]bool, len(specs))
+			states = make(map[string]GateState, len(specs))
+			byName = make(map[string]*GateSpec, len(specs))
 		}
-		if _, seen := states[s.Name]; !seen {
-			states[s.Name] = Enabled(s.PreRelease, s.Enabled, s.Default)
+		if _, seen := byName[s.Name]; seen {
+			continue
 		}
+		byName[s.Name] = s
+		if len(s.Requires) > 0 {
+			hasRequires = true
+		}
+		own := Enabled(s.PreRelease, s.Enabled, s.Default)
+		states[s.Name] = GateState{Own: own, Enabled: own}
+	}
+	if !hasRequires {
+		return states
+	}
+	// Depth-first over requires: each gate is settled once, and a gate met again while it is
+	// being settled lies on a cycle, which answers disabled.
+	settled := make(map[string]bool, len(byName))
+	visiting := map[string]bool{}
+	var visit func(name string) bool
+	visit = func(name string) bool {
+		s, ok := byName[name]
+		if !ok || visiting[name] {
+			return false
+		}
+		st := states[name]
+		if settled[name] {
+			return st.Enabled
+		}
+		visiting[name] = true
+		if st.Own {
+			for _, r := range s.Requires {
+				if !visit(r) {
+					st.Enabled = false
+					st.Unmet = append(st.Unmet, r)
+				}
+			}
+		}
+		delete(visiting, name)
+		settled[name] = true
+		states[name] = st
+		return st.Enabled
+	}
+	for name := range byName {
+		visit(name)
 	}
 	return states
+}
+
+// States returns the state of each declared gate, by GateStates, keyed by the gate's name:
+// what x-kubernetes-validations rules read as featureGates.<Name>. Gates without a name are
+// left out; for a repeated name (which CRD validation rejects) the first wins. It returns
+// nil when specs declare no named gate.
+func States(specs []GateSpec) map[string]bool {
+	if !anyRequires(specs) {
+		var states map[string]bool
+		for _, s := range specs {
+			if s.Name == "" {
+				continue
+			}
+			if states == nil {
+				states = make(map[string]bool, len(specs))
+			}
+			if _, seen := states[s.Name]; !seen {
+				states[s.Name] = Enabled(s.PreRelease, s.Enabled, s.Default)
+			}
+		}
+		return states
+	}
+	gs := GateStates(specs)
+	if gs == nil {
+		return nil
+	}
+	states := make(map[string]bool, len(gs))
+	for name, st := range gs {
+		states[name] = st.Enabled
+	}
+	return states
+}
+
+// anyRequires reports whether a gate of specs requires another.
+func anyRequires(specs []GateSpec) bool {
+	for i := range specs {
+		if len(specs[i].Requires) > 0 {
+			return true
+		}
+	}
+	return false
 }

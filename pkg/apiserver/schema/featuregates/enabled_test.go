@@ -17,6 +17,7 @@ limitations under the License.
 package featuregates
 
 import (
+	"fmt"
 	"reflect"
 	"testing"
 
@@ -82,5 +83,132 @@ func TestStates(t *testing.T) {
 				t.Errorf("States() = %v, want %v", got, tc.want)
 			}
 		})
+	}
+}
+
+func TestGateStates(t *testing.T) {
+	alpha := func(name string, enabled *bool, requires ...string) GateSpec {
+		return GateSpec{Name: name, PreRelease: Alpha, Enabled: enabled, Requires: requires}
+	}
+	stable := func(name string, requires ...string) GateSpec {
+		return GateSpec{Name: name, PreRelease: Stable, Requires: requires}
+	}
+	on, off := ptr.To(true), ptr.To(false)
+	tests := []struct {
+		name  string
+		specs []GateSpec
+		want  map[string]GateState
+	}{
+		{
+			name:  "without requires, own state",
+			specs: []GateSpec{alpha("A", on), alpha("B", nil)},
+			want:  map[string]GateState{"A": {Own: true, Enabled: true}, "B": {}},
+		},
+		{
+			name:  "combination: both off",
+			specs: []GateSpec{alpha("A", nil), alpha("B", nil), stable("AB", "A", "B")},
+			want:  map[string]GateState{"A": {}, "B": {}, "AB": {Own: true, Unmet: []string{"A", "B"}}},
+		},
+		{
+			name:  "combination: one on is not enough",
+			specs: []GateSpec{alpha("A", on), alpha("B", nil), stable("AB", "A", "B")},
+			want:  map[string]GateState{"A": {Own: true, Enabled: true}, "B": {}, "AB": {Own: true, Unmet: []string{"B"}}},
+		},
+		{
+			name:  "combination: the other one promoted to stable alone is not enough",
+			specs: []GateSpec{alpha("A", nil), stable("B"), stable("AB", "A", "B")},
+			want:  map[string]GateState{"A": {}, "B": {Own: true, Enabled: true}, "AB": {Own: true, Unmet: []string{"A"}}},
+		},
+		{
+			name:  "combination: both on",
+			specs: []GateSpec{alpha("A", on), stable("B"), stable("AB", "A", "B")},
+			want:  map[string]GateState{"A": {Own: true, Enabled: true}, "B": {Own: true, Enabled: true}, "AB": {Own: true, Enabled: true}},
+		},
+		{
+			name:  "an alpha combination also needs its own enabled",
+			specs: []GateSpec{alpha("A", on), alpha("B", on), alpha("AB", off, "A", "B")},
+			want:  map[string]GateState{"A": {Own: true, Enabled: true}, "B": {Own: true, Enabled: true}, "AB": {}},
+		},
+		{
+			name:  "own state off: no unmet",
+			specs: []GateSpec{alpha("A", nil), alpha("AB", nil, "A")},
+			want:  map[string]GateState{"A": {}, "AB": {}},
+		},
+		{
+			name:  "transitive: C requires B requires A, A off",
+			specs: []GateSpec{stable("C", "B"), stable("B", "A"), alpha("A", nil)},
+			want:  map[string]GateState{"A": {}, "B": {Own: true, Unmet: []string{"A"}}, "C": {Own: true, Unmet: []string{"B"}}},
+		},
+		{
+			name:  "transitive: all on",
+			specs: []GateSpec{stable("C", "B"), stable("B", "A"), alpha("A", on)},
+			want:  map[string]GateState{"A": {Own: true, Enabled: true}, "B": {Own: true, Enabled: true}, "C": {Own: true, Enabled: true}},
+		},
+		{
+			name:  "an undeclared requirement is disabled",
+			specs: []GateSpec{stable("AB", "Missing")},
+			want:  map[string]GateState{"AB": {Own: true, Unmet: []string{"Missing"}}},
+		},
+		{
+			name:  "a cycle is disabled and terminates",
+			specs: []GateSpec{stable("A", "B"), stable("B", "C"), stable("C", "A"), stable("D", "A")},
+			want: map[string]GateState{
+				"A": {Own: true, Unmet: []string{"B"}}, "B": {Own: true, Unmet: []string{"C"}},
+				"C": {Own: true, Unmet: []string{"A"}}, "D": {Own: true, Unmet: []string{"A"}},
+			},
+		},
+		{
+			name:  "a gate that requires itself is disabled",
+			specs: []GateSpec{stable("A", "A")},
+			want:  map[string]GateState{"A": {Own: true, Unmet: []string{"A"}}},
+		},
+		{
+			name:  "first of a repeated name wins",
+			specs: []GateSpec{stable("A", "B"), stable("A"), alpha("B", nil)},
+			want:  map[string]GateState{"A": {Own: true, Unmet: []string{"B"}}, "B": {}},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			// Every order of evaluation must give the same answer: try each rotation.
+			for r := range tc.specs {
+				specs := append(append([]GateSpec{}, tc.specs[r:]...), tc.specs[:r]...)
+				if tc.name == "first of a repeated name wins" && r > 0 {
+					break
+				}
+				got := GateStates(specs)
+				if !reflect.DeepEqual(got, tc.want) {
+					t.Errorf("rotation %d: GateStates() = %v, want %v", r, got, tc.want)
+				}
+				states := States(specs)
+				for name, st := range tc.want {
+					if states[name] != st.Enabled {
+						t.Errorf("rotation %d: States()[%s] = %v, want %v", r, name, states[name], st.Enabled)
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestGateStatesLongChain(t *testing.T) {
+	// A chain of 128 gates (the most a CRD may declare) and a cycle through all of them
+	// settle without recursion trouble.
+	const n = 128
+	specs := make([]GateSpec, n)
+	for i := range specs {
+		specs[i] = GateSpec{Name: fmt.Sprintf("G%d", i), PreRelease: Stable}
+		if i > 0 {
+			specs[i].Requires = []string{fmt.Sprintf("G%d", i-1)}
+		}
+	}
+	if st := GateStates(specs); !st[fmt.Sprintf("G%d", n-1)].Enabled {
+		t.Errorf("the end of an enabled chain is disabled: %v", st[fmt.Sprintf("G%d", n-1)])
+	}
+	specs[0].Requires = []string{fmt.Sprintf("G%d", n-1)}
+	for name, st := range GateStates(specs) {
+		if st.Enabled {
+			t.Errorf("%s on a cycle is enabled", name)
+		}
 	}
 }

@@ -17,6 +17,7 @@ limitations under the License.
 package featuregates
 
 import (
+	"slices"
 	"sort"
 
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
@@ -30,14 +31,20 @@ type GateSpec struct {
 	Default            *bool
 	DeprecationWarning *string
 	FieldPaths         []string
+	// Requires names the other gates that must be enabled for this one to be (GateStates).
+	Requires []string
 }
 
 // Gate is a compiled gate.
 type Gate struct {
 	Name       string
 	PreRelease string
-	// Enabled is the gate's own state, by the rules of Enabled.
+	// Enabled is the gate's state, by GateStates: its own state (Enabled) and the state of
+	// every gate it requires.
 	Enabled bool
+	// Unmet names the required gates that keep an otherwise enabled gate disabled
+	// (GateState.Unmet); nil for a gate without requires.
+	Unmet []string
 	// DeprecationWarning is the custom warning of a deprecated gate, or "".
 	DeprecationWarning string
 }
@@ -202,8 +209,15 @@ func compile(specs []GateSpec, schema *structuralschema.Structural, fieldPaths b
 	byName := make(map[string]*Gate, len(specs))
 	var paths []GatedPath
 	seen := map[string]bool{}
+	var states map[string]GateState
+	if anyRequires(specs) {
+		states = GateStates(specs)
+	}
 	for i, s := range specs {
 		gates[i] = Gate{Name: s.Name, PreRelease: s.PreRelease, Enabled: Enabled(s.PreRelease, s.Enabled, s.Default)}
+		if st, ok := states[s.Name]; ok {
+			gates[i].Enabled, gates[i].Unmet = st.Enabled, st.Unmet
+		}
 		if s.DeprecationWarning != nil && s.PreRelease == Deprecated {
 			gates[i].DeprecationWarning = *s.DeprecationWarning
 		}
@@ -428,5 +442,11 @@ func (n *node) same(o *node) bool {
 
 // same reports whether two gated paths have the same path, gate and state.
 func (p *GatedPath) same(q *GatedPath) bool {
-	return p.Path.String() == q.Path.String() && p.EffectivelyEnabled == q.EffectivelyEnabled && *p.Gate == *q.Gate
+	return p.Path.String() == q.Path.String() && p.EffectivelyEnabled == q.EffectivelyEnabled && p.Gate.same(q.Gate)
+}
+
+// same reports whether two compiled gates are equal, field by field.
+func (g *Gate) same(o *Gate) bool {
+	return g.Name == o.Name && g.PreRelease == o.PreRelease && g.Enabled == o.Enabled &&
+		g.DeprecationWarning == o.DeprecationWarning && slices.Equal(g.Unmet, o.Unmet)
 }

@@ -58,6 +58,8 @@ func (c Change) warningText() string {
 	state := "disabled"
 	if g.Enabled {
 		state = "enabled, but a gated parent field is disabled"
+	} else if len(g.Unmet) > 0 {
+		state = "disabled: " + UnmetText(g.Unmet)
 	}
 	switch c.Kind {
 	case NotApplied:
@@ -65,6 +67,19 @@ func (c Change) warningText() string {
 	default:
 		return headerSafe(fmt.Sprintf("%s was dropped: feature gate %s (%s) is %s", c.Path.Path.String(), g.Name, g.PreRelease, state))
 	}
+}
+
+// UnmetText says why a gate whose own state is enabled is disabled, naming the gates it
+// requires that are disabled (GateState.Unmet): "requires B, which is disabled", or
+// "requires A and B, which are disabled".
+func UnmetText(unmet []string) string {
+	switch len(unmet) {
+	case 0:
+		return ""
+	case 1:
+		return "requires " + unmet[0] + ", which is disabled"
+	}
+	return "requires " + strings.Join(unmet[:len(unmet)-1], ", ") + " and " + unmet[len(unmet)-1] + ", which are disabled"
 }
 
 // DeprecationWarnings returns the warnings for fields of deprecated gates that a write uses:

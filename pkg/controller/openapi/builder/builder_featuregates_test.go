@@ -97,6 +97,11 @@ func gate(name string, preRelease apiextensionsv1.CustomFeatureGatePreRelease, e
 	return apiextensionsv1.CustomResourceDefinitionFeatureGate{Name: name, PreRelease: preRelease, Enabled: enabled, Default: def, FieldPaths: paths}
 }
 
+func requires(g apiextensionsv1.CustomResourceDefinitionFeatureGate, names ...string) apiextensionsv1.CustomResourceDefinitionFeatureGate {
+	g.Requires = names
+	return g
+}
+
 func extension(name, preRelease string, enabled bool) map[string]interface{} {
 	return map[string]interface{}{"name": name, "preRelease": preRelease, "enabled": enabled}
 }
@@ -151,6 +156,24 @@ func TestBuildOpenAPIFeatureGates(t *testing.T) {
 		{
 			name:  "stable",
 			gates: gates(gate("ReplicasFeatureGate", stable, nil, ptr.To(true), ".spec.replicas")),
+			want: map[string]map[string]gateMark{"v1": {".spec.replicas": {
+				Gate:        extension("ReplicasFeatureGate", "stable", true),
+				Description: "Stable (feature gate ReplicasFeatureGate, enabled).\nreplicas is the number of copies.",
+			}}},
+		},
+		{
+			name: "a stable gate that requires a disabled gate is published as disabled, saying why",
+			gates: gates(gate("Example", alpha, ptr.To(true), nil), gate("Example2", alpha, nil, nil),
+				requires(gate("ReplicasFeatureGate", stable, nil, nil, ".spec.replicas"), "Example", "Example2")),
+			want: map[string]map[string]gateMark{"v1": {".spec.replicas": {
+				Gate:        extension("ReplicasFeatureGate", "stable", false),
+				Description: "Stable (feature gate ReplicasFeatureGate, disabled: requires Example2, which is disabled).\nreplicas is the number of copies.",
+			}}},
+		},
+		{
+			name: "a stable gate whose required gates are enabled",
+			gates: gates(gate("Example", alpha, ptr.To(true), nil), gate("Example2", stable, nil, nil),
+				requires(gate("ReplicasFeatureGate", stable, nil, nil, ".spec.replicas"), "Example", "Example2")),
 			want: map[string]map[string]gateMark{"v1": {".spec.replicas": {
 				Gate:        extension("ReplicasFeatureGate", "stable", true),
 				Description: "Stable (feature gate ReplicasFeatureGate, enabled).\nreplicas is the number of copies.",
