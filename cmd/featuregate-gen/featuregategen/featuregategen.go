@@ -66,7 +66,7 @@ const (
 	GatedByMarkerName   = "customfeaturegates:gatedBy"
 )
 
-// GateMarker is `+customfeaturegates:gate:name=...,preRelease=...[,default=...][,deprecationWarning=...]`.
+// GateMarker is `+customfeaturegates:gate:name=...,preRelease=...[,default=...][,deprecationWarning=...][,requires=A;B]`.
 type GateMarker struct {
 	// Name is the gate's name (UpperCamelCase).
 	Name string `marker:"name"`
@@ -76,6 +76,10 @@ type GateMarker struct {
 	Default *bool `marker:"default,optional"`
 	// DeprecationWarning is fieldDeprecationWarning, for a deprecated gate.
 	DeprecationWarning *string `marker:"deprecationWarning,optional"`
+	// Requires names the other gates this one requires (requires=A;B): it is enabled only
+	// while they are. Each must be declared for the same kind; a package gate that an
+	// included gate requires is included too.
+	Requires []string `marker:"requires,optional"`
 }
 
 // Registry returns the marker definitions the generator reads, plus controller-gen's
@@ -471,18 +475,20 @@ func (g *Generator) gatesFor(group, version, kind string) ([]GateMarker, string,
 		return nil, "", nil, err
 	}
 	paths := pathsByGate(fields)
-	var gates []GateMarker
-	declared := map[string]bool{}
+	var all []GateMarker
+	declared := map[string]int{}
+	included := map[string]bool{}
 	add := func(m GateMarker, always bool) error {
 		if m.Name == "" {
 			return fmt.Errorf("+%s in %s without a name", GateMarkerName, ap.pkg.PkgPath)
 		}
-		if declared[m.Name] {
+		if _, dup := declared[m.Name]; dup {
 			return fmt.Errorf("gate %s is declared twice for %s in %s", m.Name, kind, ap.pkg.PkgPath)
 		}
-		declared[m.Name] = true
+		declared[m.Name] = len(all)
+		all = append(all, m)
 		if always || len(paths[m.Name]) > 0 {
-			gates = append(gates, m)
+			included[m.Name] = true
 		}
 		return nil
 	}
@@ -498,8 +504,36 @@ func (g *Generator) gatesFor(group, version, kind string) ([]GateMarker, string,
 	}
 	var undeclared []string
 	for name := range paths {
-		if !declared[name] {
+		if _, ok := declared[name]; !ok {
 			undeclared = append(undeclared, name)
+		}
+	}
+	// A gate that an included gate requires goes into the CRD too, so that requires names
+	// only declared gates; the closure visits each gate once.
+	queue := make([]string, 0, len(included))
+	for _, m := range all {
+		if included[m.Name] {
+			queue = append(queue, m.Name)
+		}
+	}
+	for len(queue) > 0 {
+		m := all[declared[queue[0]]]
+		queue = queue[1:]
+		for _, r := range m.Requires {
+			if _, ok := declared[r]; !ok {
+				return nil, "", nil, fmt.Errorf("%s %s/%s: gate %s requires %s, which no +%s declares in package %s or on type %s",
+					kind, group, version, m.Name, r, GateMarkerName, ap.pkg.PkgPath, kind)
+			}
+			if !included[r] {
+				included[r] = true
+				queue = append(queue, r)
+			}
+		}
+	}
+	var gates []GateMarker
+	for _, m := range all {
+		if included[m.Name] {
+			gates = append(gates, m)
 		}
 	}
 	if len(undeclared) > 0 {
@@ -712,6 +746,9 @@ func writeGates(spec map[string]interface{}, gates []GateMarker, component strin
 		}
 		if m.DeprecationWarning != nil {
 			gm["fieldDeprecationWarning"] = *m.DeprecationWarning
+		}
+		if len(m.Requires) > 0 {
+			gm["requires"] = m.Requires
 		}
 		if e, ok := enabled[m.Name]; ok {
 			gm["enabled"] = e // the cluster admin's choice is never the generator's

@@ -388,6 +388,7 @@ func TestLoadErrors(t *testing.T) {
 	}{
 		{"undeclared gate", base + "/bad", "bad.example.com", "Bad", "fields are gated by NobodyDeclaredMe, which no +customfeaturegates:gate declares"},
 		{"gated inline field", base + "/badinline", "badinline.example.com", "Bad", "+customfeaturegates:gatedBy on the inline field In of BadSpec"},
+		{"a required gate nobody declares", base + "/badrequires", "badrequires.example.com", "Bad", "gate Both requires Missing, which no +customfeaturegates:gate declares"},
 	}
 	for _, tc := range tests {
 		for _, fieldPaths := range []bool{false, true} {

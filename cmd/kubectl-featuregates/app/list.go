@@ -40,7 +40,10 @@ func newListCommand(o *Options) *cobra.Command {
 arguments, every CRD that declares gates is listed.
 
 ENABLED is what the cluster admin set (<unset> leaves it to the stage and default). STATE is
-the gate's own state by the server's rules. FIELDS are the fields the gate guards: its
+the gate's state by the server's rules. A gate that requires other gates is enabled only
+while they are; when one of them keeps it disabled, STATE says which, as in
+"disabled (requires Example2, which is disabled)". -o wide adds DEFAULT, and REQUIRES when a
+gate requires others. FIELDS are the fields the gate guards: its
 fieldPaths, and the fields that a version's schema marks with x-kubernetes-feature-gate. A
 field that its enabled gate cannot make live, because the gate of a parent field is
 disabled, is marked "(off: GATE)".
@@ -306,14 +309,26 @@ func printGateTable(w io.Writer, rows []ListRow, wide bool) error {
 		return err
 	}
 	header := []string{"CRD", "GATE", "STAGE", "ENABLED", "STATE", "FIELDS", "COMPONENT"}
+	// REQUIRES only when a gate listed requires others, so the table of gates without
+	// requires is unchanged.
+	requires := false
+	for _, r := range rows {
+		requires = requires || len(r.Requires) > 0
+	}
 	if wide {
 		header = append(header[:4], append([]string{"DEFAULT"}, header[4:]...)...)
+		if requires {
+			header = append(header, "REQUIRES")
+		}
 	}
 	fmt.Fprintln(w, strings.Join(header, "\t"))
 	for _, r := range rows {
-		cols := []string{r.CRD, r.Gate, r.PreRelease, boolOrUnset(r.Enabled), r.State, orNone(r.fields), orNone(r.Component)}
+		cols := []string{r.CRD, r.Gate, r.PreRelease, boolOrUnset(r.Enabled), stateText(r.State, r.Unmet), orNone(r.fields), orNone(r.Component)}
 		if wide {
 			cols = append(cols[:4], append([]string{boolOrUnset(r.Default)}, cols[4:]...)...)
+			if requires {
+				cols = append(cols, orNone(strings.Join(r.Requires, ",")))
+			}
 		}
 		if _, err := fmt.Fprintln(w, strings.Join(cols, "\t")); err != nil {
 			return err

@@ -36,8 +36,14 @@ type GateRow struct {
 	Enabled *bool `json:"enabled,omitempty"`
 	// Default is the CRD author's default, nil when unset.
 	Default *bool `json:"default,omitempty"`
-	// State is the gate's own state by the server's rules: "enabled" or "disabled".
+	// State is the gate's state by the server's rules: "enabled" or "disabled". A gate that
+	// requires other gates is enabled only while they are (featuregates.GateStates).
 	State string `json:"state"`
+	// Requires are the other gates this gate requires (spec...featureGates[].requires).
+	Requires []string `json:"requires,omitempty"`
+	// Unmet are the required gates that keep the gate disabled although its own state
+	// (by stage, enabled and default) is enabled.
+	Unmet []string `json:"unmet,omitempty"`
 	// FieldPaths are the gate's paths with their effective state.
 	FieldPaths []PathState `json:"fieldPaths"`
 	Component  string      `json:"component,omitempty"`
@@ -61,6 +67,9 @@ type Disabler struct {
 	Gate       string `json:"gate"`
 	PreRelease string `json:"preRelease"`
 	Path       string `json:"path"`
+	// Unmet are the required gates that keep the gate disabled, when its own state is
+	// enabled.
+	Unmet []string `json:"unmet,omitempty"`
 }
 
 // Reason says in words why a path is not live, or "" when it is.
@@ -68,10 +77,14 @@ func (p PathState) Reason() string {
 	if p.DisabledBy == nil {
 		return ""
 	}
-	if p.DisabledBy.Path == p.Path {
-		return fmt.Sprintf("feature gate %s (%s) is disabled", p.DisabledBy.Gate, p.DisabledBy.PreRelease)
+	why := ""
+	if len(p.DisabledBy.Unmet) > 0 {
+		why = ": " + featuregates.UnmetText(p.DisabledBy.Unmet)
 	}
-	return fmt.Sprintf("parent %s is disabled by feature gate %s (%s)", p.DisabledBy.Path, p.DisabledBy.Gate, p.DisabledBy.PreRelease)
+	if p.DisabledBy.Path == p.Path {
+		return fmt.Sprintf("feature gate %s (%s) is disabled%s", p.DisabledBy.Gate, p.DisabledBy.PreRelease, why)
+	}
+	return fmt.Sprintf("parent %s is disabled by feature gate %s (%s)%s", p.DisabledBy.Path, p.DisabledBy.Gate, p.DisabledBy.PreRelease, why)
 }
 
 func stateWord(enabled bool) string {
@@ -79,6 +92,25 @@ func stateWord(enabled bool) string {
 		return "enabled"
 	}
 	return "disabled"
+}
+
+// unmetRequires returns the gates that keep the CRD's gate disabled although its own state
+// is enabled (featuregates.GateState.Unmet), or nil.
+func unmetRequires(crd *apiextensionsv1.CustomResourceDefinition, gate string) []string {
+	g := apihelpers.FindCustomFeatureGate(crd, gate)
+	if g == nil || len(g.Requires) == 0 {
+		return nil
+	}
+	return featuregates.GateStates(featuregates.SpecsFromV1(crd.Spec.CustomFeatureGates))[gate].Unmet
+}
+
+// stateText is a state word followed, for a gate that what it requires keeps disabled, by
+// why: "disabled (requires Example2, which is disabled)".
+func stateText(state string, unmet []string) string {
+	if len(unmet) == 0 {
+		return state
+	}
+	return state + " (" + featuregates.UnmetText(unmet) + ")"
 }
 
 // compile builds the server's index of a CRD's gates.
@@ -92,7 +124,7 @@ func pathState(ix *featuregates.Index, p featuregates.Path, gate, preRelease str
 	st := PathState{Path: p.String(), Live: true, Gate: gate, PreRelease: preRelease}
 	if d := ix.DisabledBy(p); d != nil {
 		st.Live = false
-		st.DisabledBy = &Disabler{Gate: d.Gate.Name, PreRelease: d.Gate.PreRelease, Path: d.Path.String()}
+		st.DisabledBy = &Disabler{Gate: d.Gate.Name, PreRelease: d.Gate.PreRelease, Path: d.Path.String(), Unmet: d.Gate.Unmet}
 	}
 	return st
 }
@@ -117,6 +149,8 @@ func GateRows(crd *apiextensionsv1.CustomResourceDefinition) []GateRow {
 			Enabled:    g.Enabled,
 			Default:    g.Default,
 			State:      stateWord(enabled),
+			Requires:   g.Requires,
+			Unmet:      unmetRequires(crd, g.Name),
 			FieldPaths: []PathState{},
 			Component:  component,
 		}

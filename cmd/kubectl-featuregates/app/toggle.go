@@ -265,7 +265,8 @@ func (t *Toggler) Toggle(ctx context.Context, crdName, gate string, value bool) 
 	}
 }
 
-// gateState is the gate's own state after a write, from the server's rules.
+// gateState is the gate's state after a write, from the server's rules (a gate that requires
+// a disabled gate is disabled): "enabled", "disabled", or "unknown" for an undeclared gate.
 func gateState(crd *apiextensionsv1.CustomResourceDefinition, gate string) string {
 	enabled, found := apihelpers.IsCustomFeatureGateEnabled(crd, gate)
 	if !found {
@@ -373,7 +374,13 @@ func (o *Options) printDisableUsage(ctx context.Context, c apiextensionsv1client
 }
 
 func printToggle(w io.Writer, crd, gate, verb string, t *Toggler, res *ToggleResult) error {
+	unmet := unmetRequires(res.CRD, gate)
 	if res.Noop {
+		if g := apihelpers.FindCustomFeatureGate(res.CRD, gate); g != nil && len(g.Requires) > 0 {
+			_, err := fmt.Fprintf(w, "customresourcedefinition.apiextensions.k8s.io/%s: feature gate %s is stable, so enabled only by the gates it requires (%s); nothing to change; state: %s\n",
+				crd, gate, strings.Join(g.Requires, ", "), stateText(gateState(res.CRD, gate), unmet))
+			return err
+		}
 		_, err := fmt.Fprintf(w, "customresourcedefinition.apiextensions.k8s.io/%s: feature gate %s is stable and always enabled; nothing to change\n", crd, gate)
 		return err
 	}
@@ -385,7 +392,20 @@ func printToggle(w io.Writer, crd, gate, verb string, t *Toggler, res *ToggleRes
 	if t.DryRun {
 		dry = " (server dry run)"
 	}
-	_, err := fmt.Fprintf(w, "customresourcedefinition.apiextensions.k8s.io/%s: feature gate %s %sd (%s); state: %s%s\n",
-		crd, gate, verb, how, gateState(res.CRD, gate), dry)
-	return err
+	if _, err := fmt.Fprintf(w, "customresourcedefinition.apiextensions.k8s.io/%s: feature gate %s %sd (%s); state: %s%s\n",
+		crd, gate, verb, how, stateText(gateState(res.CRD, gate), unmet), dry); err != nil {
+		return err
+	}
+	if verb == "enable" && len(unmet) > 0 {
+		_, err := fmt.Fprintf(w, "feature gate %s stays disabled until %s %s enabled\n", gate, strings.Join(unmet, " and "), isAre(len(unmet)))
+		return err
+	}
+	return nil
+}
+
+func isAre(n int) string {
+	if n == 1 {
+		return "is"
+	}
+	return "are"
 }

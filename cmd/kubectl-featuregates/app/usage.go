@@ -61,8 +61,11 @@ type UsageReport struct {
 type GateUsage struct {
 	Gate       string `json:"gate"`
 	PreRelease string `json:"preRelease"`
-	// State is the gate's own state by the server's rules: "enabled" or "disabled".
+	// State is the gate's state by the server's rules: "enabled" or "disabled".
 	State string `json:"state"`
+	// Unmet are the required gates that keep the gate disabled although its own state is
+	// enabled.
+	Unmet []string `json:"unmet,omitempty"`
 	// FieldPaths are the fields the gate guards in the storage version: its fieldPaths, then
 	// the fields the storage version's schema marks with it. When it guards none there, they
 	// are the fields it guards in Version.
@@ -157,7 +160,7 @@ func newUsageReport(crd *apiextensionsv1.CustomResourceDefinition, gates []strin
 			continue
 		}
 		state := gateState(crd, g.Name)
-		u := GateUsage{Gate: g.Name, PreRelease: string(g.PreRelease), State: state, Examples: []string{},
+		u := GateUsage{Gate: g.Name, PreRelease: string(g.PreRelease), State: state, Unmet: unmetRequires(crd, g.Name), Examples: []string{},
 			read: storage.version, defaults: storageDefaults}
 		u.FieldPaths, u.paths = usageFields(storage, g, state == "enabled")
 		if len(u.paths) == 0 {
@@ -424,7 +427,7 @@ func printUsageTable(w io.Writer, r *UsageReport, examples bool) error {
 	}
 	fmt.Fprintln(w, header)
 	for _, g := range r.Gates {
-		row := fmt.Sprintf("%s\t%s\t%s\t%d", g.Gate, g.PreRelease, g.State, g.Objects)
+		row := fmt.Sprintf("%s\t%s\t%s\t%d", g.Gate, g.PreRelease, stateText(g.State, g.Unmet), g.Objects)
 		if examples {
 			row += "\t" + orNone(strings.Join(g.Examples, ", "))
 		}
