@@ -21,7 +21,9 @@ API_PACKAGES  := pkg/apis/apiextensions pkg/apis/apiextensions/v1 pkg/apis/apiex
 API_SOURCES   := $(filter-out %_test.go %/generated.pb.go,$(filter-out $(foreach d,$(API_PACKAGES),$(d)/zz_generated.%),\
                    $(wildcard $(addsuffix /*.go,$(API_PACKAGES))))) \
                  $(wildcard hack/fork/api-rules/*)
-GO_SOURCES    := $(shell find . -path ./_output -prune -o -path ./.git -prune -o -name '*.go' ! -name '*_test.go' -print 2>/dev/null)
+# Nested modules (controllers/, examples/feature-gates-controller/) are not part of the binaries.
+GO_SOURCES    := $(shell find . -path ./_output -prune -o -path ./.git -prune -o -path ./controllers -prune \
+                   -o -path ./examples/feature-gates-controller -prune -o -name '*.go' ! -name '*_test.go' -print 2>/dev/null)
 
 # Tests: everything the fork adds or patches lives under ./pkg, and upstream's unit suite
 # for ./pkg takes under two minutes, so CI runs all of it.
@@ -164,6 +166,39 @@ bench-rss: $(BINARIES) ## kube-apiserver memory with 1000 CRDs x 50 gates vs 100
 test-e2e: $(BINARIES) ## End to end: our etcd + kube-apiserver binaries driven with our kubectl; the kind recipe, offline.
 	E2E_BIN_DIR=$(CURDIR)/$(BIN) go test $(GOTESTFLAGS) ./test/e2e/... ./hack/kind/...
 
+# envtest assets: a directory that controller-runtime's envtest takes as KUBEBUILDER_ASSETS,
+# as it takes the one setup-envtest prepares. kube-apiserver there is hack/envtest/kube-apiserver.sh,
+# which runs our server (kube-apiserver.real) with CRDFieldLevelVersioning on before the
+# caller's flags. From another project's Makefile (see docs/feature-gates-controller-authors.md):
+#   KUBEBUILDER_ASSETS ?= $(shell $(MAKE) -s --no-print-directory -C <this repo> envtest-assets-path)
+ENVTEST_ASSETS_DIR ?= $(OUT)/envtest-assets
+ENVTEST_ASSETS     := $(addprefix $(ENVTEST_ASSETS_DIR)/,kube-apiserver kube-apiserver.real etcd kubectl)
+# Nested modules whose tests run on the envtest assets (each has its own go.mod).
+CONTROLLER_MODULES ?= controllers examples/feature-gates-controller
+
+$(ENVTEST_ASSETS_DIR)/kube-apiserver: hack/envtest/kube-apiserver.sh
+	@mkdir -p $(@D) && install -m 0755 $< $@
+$(ENVTEST_ASSETS_DIR)/kube-apiserver.real: $(BIN)/kube-apiserver
+	@mkdir -p $(@D) && install -m 0755 $< $@
+$(ENVTEST_ASSETS_DIR)/etcd $(ENVTEST_ASSETS_DIR)/kubectl: $(ENVTEST_ASSETS_DIR)/%: $(BIN)/%
+	@mkdir -p $(@D) && install -m 0755 $< $@
+
+.PHONY: envtest-assets
+envtest-assets: $(ENVTEST_ASSETS) ## envtest's KUBEBUILDER_ASSETS (kube-apiserver with CRDFieldLevelVersioning on, etcd, kubectl); prints the path.
+	@echo "KUBEBUILDER_ASSETS=$(abspath $(ENVTEST_ASSETS_DIR))"
+
+.PHONY: envtest-assets-path
+envtest-assets-path: ## Build the envtest assets quietly (output to stderr) and print only their path, for $(shell ...).
+	@$(MAKE) --no-print-directory envtest-assets >&2
+	@echo "$(abspath $(ENVTEST_ASSETS_DIR))"
+
+.PHONY: test-controllers
+test-controllers: $(STAMPS)/codegen $(ENVTEST_ASSETS) ## The nested modules' tests (controllers/, examples/feature-gates-controller) on the envtest assets.
+	@for m in $(CONTROLLER_MODULES); do \
+	  echo "[test-controllers] $$m"; \
+	  (cd $$m && go vet ./... && KUBEBUILDER_ASSETS=$(abspath $(ENVTEST_ASSETS_DIR)) go test $(GOTESTFLAGS) ./...) || exit 1; \
+	done
+
 .PHONY: kind-up
 kind-up: $(BIN)/kube-apiserver ## Create a kind cluster running our kube-apiserver (needs kind and Docker; KIND_NODE_IMAGE=... for another node image).
 	hack/kind/up.sh $(if $(KIND_NODE_IMAGE),--image $(KIND_NODE_IMAGE))
@@ -196,6 +231,14 @@ test-kind-ha: kind-node-image $(BIN)/kube-apiserver ## Three control-plane nodes
 .PHONY: test-gateway-api
 test-gateway-api: $(BIN)/kube-apiserver $(BIN)/etcd $(BIN)/kubectl ## Gateway API v1.4.0 and v1.6.3: examples, invalid examples and CEL suite on a stock kube-apiserver with each channel vs ours with the gated set, and the per-gate judge (GATEWAY_API_VERSION=v1.3.0 for one other release).
 	hack/fork/test-gateway-api.sh
+
+# OpenShift's API test suites: a folder laid out like openshift/api (a full clone works too).
+# OPENSHIFT_API_GROUPS="example route" runs some groups only.
+OPENSHIFT_API_DIR ?= /work/shared/third_party/openshift-api
+
+.PHONY: test-openshift-api
+test-openshift-api: $(BIN)/kube-apiserver $(BIN)/etcd $(BIN)/kubectl $(BIN)/kubectl-featuregates $(BIN)/featuregate-gen ## OpenShift's API test suites (OPENSHIFT_API_DIR): stock kube-apiserver with each feature set's CRD vs ours with the merged CRD and the feature set's gate states; the undo test.
+	OPENSHIFT_API_DIR='$(OPENSHIFT_API_DIR)' hack/fork/test-openshift-api.sh
 
 .PHONY: gateway-api-crds
 gateway-api-crds: ## Regenerate examples/gateway-api/crds: Gateway API v1.4.0's two channels as one gated CRD set (featuregate-gen channels).
