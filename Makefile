@@ -169,7 +169,7 @@ test-e2e: $(BINARIES) ## End to end: our etcd + kube-apiserver binaries driven w
 # envtest assets: a directory that controller-runtime's envtest takes as KUBEBUILDER_ASSETS,
 # as it takes the one setup-envtest prepares. kube-apiserver there is hack/envtest/kube-apiserver.sh,
 # which runs our server (kube-apiserver.real) with CRDFieldLevelVersioning on before the
-# caller's flags. From another project's Makefile (see docs/feature-gates-controller-authors.md):
+# caller's flags. From another project's Makefile (see examples/feature-gates-controller/README.md):
 #   KUBEBUILDER_ASSETS ?= $(shell $(MAKE) -s --no-print-directory -C <this repo> envtest-assets-path)
 ENVTEST_ASSETS_DIR ?= $(OUT)/envtest-assets
 ENVTEST_ASSETS     := $(addprefix $(ENVTEST_ASSETS_DIR)/,kube-apiserver kube-apiserver.real etcd kubectl)
