@@ -62,7 +62,7 @@ func IsCustomFeatureGateEnabled(crd *apiextensionsv1.CustomResourceDefinition, n
 	if g == nil {
 		return false, false
 	}
-	if len(g.Requires) == 0 {
+	if len(g.Requires) == 0 && len(g.RequiresAnyOf) == 0 {
 		return featuregates.Enabled(string(g.PreRelease), g.Enabled, g.Default), true
 	}
 	return featuregates.States(featuregates.SpecsFromV1(crd.Spec.CustomFeatureGates))[name], true

@@ -66,7 +66,7 @@ const (
 	GatedByMarkerName   = "customfeaturegates:gatedBy"
 )
 
-// GateMarker is `+customfeaturegates:gate:name=...,preRelease=...[,default=...][,deprecationWarning=...][,requires=A;B]`.
+// GateMarker is `+customfeaturegates:gate:name=...,preRelease=...[,default=...][,deprecationWarning=...][,requires=A;B][,requiresAnyOf=C;D]`.
 type GateMarker struct {
 	// Name is the gate's name (UpperCamelCase).
 	Name string `marker:"name"`
@@ -80,6 +80,10 @@ type GateMarker struct {
 	// while they are. Each must be declared for the same kind; a package gate that an
 	// included gate requires is included too.
 	Requires []string `marker:"requires,optional"`
+	// RequiresAnyOf names other gates of which this one requires at least one
+	// (requiresAnyOf=C;D): it is enabled only while one of them is. Declared and included as
+	// Requires are.
+	RequiresAnyOf []string `marker:"requiresAnyOf,optional"`
 }
 
 // Registry returns the marker definitions the generator reads, plus controller-gen's
@@ -519,7 +523,7 @@ func (g *Generator) gatesFor(group, version, kind string) ([]GateMarker, string,
 	for len(queue) > 0 {
 		m := all[declared[queue[0]]]
 		queue = queue[1:]
-		for _, r := range m.Requires {
+		for _, r := range append(append([]string{}, m.Requires...), m.RequiresAnyOf...) {
 			if _, ok := declared[r]; !ok {
 				return nil, "", nil, fmt.Errorf("%s %s/%s: gate %s requires %s, which no +%s declares in package %s or on type %s",
 					kind, group, version, m.Name, r, GateMarkerName, ap.pkg.PkgPath, kind)
@@ -749,6 +753,9 @@ func writeGates(spec map[string]interface{}, gates []GateMarker, component strin
 		}
 		if len(m.Requires) > 0 {
 			gm["requires"] = m.Requires
+		}
+		if len(m.RequiresAnyOf) > 0 {
+			gm["requiresAnyOf"] = m.RequiresAnyOf
 		}
 		if e, ok := enabled[m.Name]; ok {
 			gm["enabled"] = e // the cluster admin's choice is never the generator's

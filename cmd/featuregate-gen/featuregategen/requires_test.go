@@ -23,8 +23,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// TestRequiresMarker checks requires=A;B of the gate marker: the gate gets requires, and the
-// package gates it requires go into the CRD although no field of the kind uses them.
+// TestRequiresMarker checks requires=A;B and requiresAnyOf=A;C of the gate marker: the gate
+// gets requires and requiresAnyOf, and the package gates they name go into the CRD although
+// no field of the kind uses them.
 func TestRequiresMarker(t *testing.T) {
 	base := testPkg[:strings.LastIndex(testPkg, "/")]
 	g, err := Load(base + "/requires")
@@ -32,7 +33,7 @@ func TestRequiresMarker(t *testing.T) {
 		t.Fatal(err)
 	}
 	crd := strings.NewReplacer("test.example.com", "requires.example.com", "Thing", "Combo", "things", "combos", "thing", "combo").Replace(thingCRD)
-	crd = strings.Replace(crd, "            maximum: 9007199254740993\n", "            properties:\n              both:\n                type: string\n", 1)
+	crd = strings.Replace(crd, "            maximum: 9007199254740993\n", "            properties:\n              both:\n                type: string\n              either:\n                type: string\n", 1)
 	for _, fieldPaths := range []bool{false, true} {
 		g.FieldPaths = fieldPaths
 		got, _, err := g.ProcessManifest([]byte(crd))
@@ -57,6 +58,13 @@ func TestRequiresMarker(t *testing.T) {
       requires:
       - Example
       - Example2
+    - name: Third
+      preRelease: alpha
+    - name: ExampleOrThird
+      preRelease: stable
+      requiresAnyOf:
+      - Example
+      - Third
 `
 		if fieldPaths {
 			want = `  customFeatureGates:
@@ -75,6 +83,16 @@ func TestRequiresMarker(t *testing.T) {
       requires:
       - Example
       - Example2
+    - fieldPaths: []
+      name: Third
+      preRelease: alpha
+    - fieldPaths:
+      - .spec.either
+      name: ExampleOrThird
+      preRelease: stable
+      requiresAnyOf:
+      - Example
+      - Third
 `
 		}
 		if diff := cmp.Diff(want, gates); diff != "" {

@@ -313,7 +313,7 @@ func printGateTable(w io.Writer, rows []ListRow, wide bool) error {
 	// requires is unchanged.
 	requires := false
 	for _, r := range rows {
-		requires = requires || len(r.Requires) > 0
+		requires = requires || len(r.Requires) > 0 || len(r.RequiresAnyOf) > 0
 	}
 	if wide {
 		header = append(header[:4], append([]string{"DEFAULT"}, header[4:]...)...)
@@ -323,11 +323,11 @@ func printGateTable(w io.Writer, rows []ListRow, wide bool) error {
 	}
 	fmt.Fprintln(w, strings.Join(header, "\t"))
 	for _, r := range rows {
-		cols := []string{r.CRD, r.Gate, r.PreRelease, boolOrUnset(r.Enabled), stateText(r.State, r.Unmet), orNone(r.fields), orNone(r.Component)}
+		cols := []string{r.CRD, r.Gate, r.PreRelease, boolOrUnset(r.Enabled), stateText(r.State, r.Unmet, r.UnmetAnyOf), orNone(r.fields), orNone(r.Component)}
 		if wide {
 			cols = append(cols[:4], append([]string{boolOrUnset(r.Default)}, cols[4:]...)...)
 			if requires {
-				cols = append(cols, orNone(strings.Join(r.Requires, ",")))
+				cols = append(cols, orNone(requiresText(r.Requires, r.RequiresAnyOf)))
 			}
 		}
 		if _, err := fmt.Fprintln(w, strings.Join(cols, "\t")); err != nil {

@@ -19,6 +19,7 @@ package app
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	"k8s.io/apiextensions-apiserver/pkg/apihelpers"
 	apiextensionsinternal "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
@@ -41,9 +42,15 @@ type GateRow struct {
 	State string `json:"state"`
 	// Requires are the other gates this gate requires (spec...featureGates[].requires).
 	Requires []string `json:"requires,omitempty"`
+	// RequiresAnyOf are the gates of which this gate requires at least one
+	// (spec...featureGates[].requiresAnyOf).
+	RequiresAnyOf []string `json:"requiresAnyOf,omitempty"`
 	// Unmet are the required gates that keep the gate disabled although its own state
 	// (by stage, enabled and default) is enabled.
 	Unmet []string `json:"unmet,omitempty"`
+	// UnmetAnyOf is RequiresAnyOf when none of those gates is enabled and that keeps the
+	// gate disabled although its own state is enabled.
+	UnmetAnyOf []string `json:"unmetAnyOf,omitempty"`
 	// FieldPaths are the gate's paths with their effective state.
 	FieldPaths []PathState `json:"fieldPaths"`
 	Component  string      `json:"component,omitempty"`
@@ -70,6 +77,9 @@ type Disabler struct {
 	// Unmet are the required gates that keep the gate disabled, when its own state is
 	// enabled.
 	Unmet []string `json:"unmet,omitempty"`
+	// UnmetAnyOf are the gates of which the gate requires one, when none is enabled and its
+	// own state is.
+	UnmetAnyOf []string `json:"unmetAnyOf,omitempty"`
 }
 
 // Reason says in words why a path is not live, or "" when it is.
@@ -78,8 +88,8 @@ func (p PathState) Reason() string {
 		return ""
 	}
 	why := ""
-	if len(p.DisabledBy.Unmet) > 0 {
-		why = ": " + featuregates.UnmetText(p.DisabledBy.Unmet)
+	if len(p.DisabledBy.Unmet) > 0 || len(p.DisabledBy.UnmetAnyOf) > 0 {
+		why = ": " + featuregates.UnmetText(p.DisabledBy.Unmet, p.DisabledBy.UnmetAnyOf)
 	}
 	if p.DisabledBy.Path == p.Path {
 		return fmt.Sprintf("feature gate %s (%s) is disabled%s", p.DisabledBy.Gate, p.DisabledBy.PreRelease, why)
@@ -95,22 +105,48 @@ func stateWord(enabled bool) string {
 }
 
 // unmetRequires returns the gates that keep the CRD's gate disabled although its own state
-// is enabled (featuregates.GateState.Unmet), or nil.
-func unmetRequires(crd *apiextensionsv1.CustomResourceDefinition, gate string) []string {
+// is enabled: those of its requires that are disabled (featuregates.GateState.Unmet) and,
+// when none of them is enabled, its requiresAnyOf (GateState.UnmetAnyOf); nil when none.
+func unmetRequires(crd *apiextensionsv1.CustomResourceDefinition, gate string) (unmet, unmetAnyOf []string) {
 	g := apihelpers.FindCustomFeatureGate(crd, gate)
-	if g == nil || len(g.Requires) == 0 {
-		return nil
+	if g == nil || (len(g.Requires) == 0 && len(g.RequiresAnyOf) == 0) {
+		return nil, nil
 	}
-	return featuregates.GateStates(featuregates.SpecsFromV1(crd.Spec.CustomFeatureGates))[gate].Unmet
+	st := featuregates.GateStates(featuregates.SpecsFromV1(crd.Spec.CustomFeatureGates))[gate]
+	return st.Unmet, st.UnmetAnyOf
 }
 
 // stateText is a state word followed, for a gate that what it requires keeps disabled, by
-// why: "disabled (requires Example2, which is disabled)".
-func stateText(state string, unmet []string) string {
-	if len(unmet) == 0 {
+// why: "disabled (requires Example2, which is disabled)", "disabled (requires A or B, which
+// are disabled)".
+func stateText(state string, unmet, unmetAnyOf []string) string {
+	if len(unmet) == 0 && len(unmetAnyOf) == 0 {
 		return state
 	}
-	return state + " (" + featuregates.UnmetText(unmet) + ")"
+	return state + " (" + featuregates.UnmetText(unmet, unmetAnyOf) + ")"
+}
+
+// requiredGates names the gates a gate requires, in words: "A, B", "any of C, D", or
+// "A; any of C, D".
+func requiredGates(requires, anyOf []string) string {
+	what := strings.Join(requires, ", ")
+	if len(anyOf) > 0 {
+		if what != "" {
+			what += "; "
+		}
+		what += "any of " + strings.Join(anyOf, ", ")
+	}
+	return what
+}
+
+// requiresText is the REQUIRES column: the gates of requires, comma-separated, then those of
+// requiresAnyOf joined by "|": "A,B", "C|D", "A,C|D".
+func requiresText(requires, anyOf []string) string {
+	parts := append([]string{}, requires...)
+	if len(anyOf) > 0 {
+		parts = append(parts, strings.Join(anyOf, "|"))
+	}
+	return strings.Join(parts, ",")
 }
 
 // compile builds the server's index of a CRD's gates.
@@ -124,7 +160,7 @@ func pathState(ix *featuregates.Index, p featuregates.Path, gate, preRelease str
 	st := PathState{Path: p.String(), Live: true, Gate: gate, PreRelease: preRelease}
 	if d := ix.DisabledBy(p); d != nil {
 		st.Live = false
-		st.DisabledBy = &Disabler{Gate: d.Gate.Name, PreRelease: d.Gate.PreRelease, Path: d.Path.String(), Unmet: d.Gate.Unmet}
+		st.DisabledBy = &Disabler{Gate: d.Gate.Name, PreRelease: d.Gate.PreRelease, Path: d.Path.String(), Unmet: d.Gate.Unmet, UnmetAnyOf: d.Gate.UnmetAnyOf}
 	}
 	return st
 }
@@ -143,17 +179,18 @@ func GateRows(crd *apiextensionsv1.CustomResourceDefinition) []GateRow {
 	for _, g := range crd.Spec.CustomFeatureGates.FeatureGates {
 		enabled, _ := apihelpers.IsCustomFeatureGateEnabled(crd, g.Name)
 		row := GateRow{
-			CRD:        crd.Name,
-			Gate:       g.Name,
-			PreRelease: string(g.PreRelease),
-			Enabled:    g.Enabled,
-			Default:    g.Default,
-			State:      stateWord(enabled),
-			Requires:   g.Requires,
-			Unmet:      unmetRequires(crd, g.Name),
-			FieldPaths: []PathState{},
-			Component:  component,
+			CRD:           crd.Name,
+			Gate:          g.Name,
+			PreRelease:    string(g.PreRelease),
+			Enabled:       g.Enabled,
+			Default:       g.Default,
+			State:         stateWord(enabled),
+			Requires:      g.Requires,
+			RequiresAnyOf: g.RequiresAnyOf,
+			FieldPaths:    []PathState{},
+			Component:     component,
 		}
+		row.Unmet, row.UnmetAnyOf = unmetRequires(crd, g.Name)
 		for _, s := range g.FieldPaths {
 			p, err := featuregates.ParsePath(s)
 			if err != nil {

@@ -275,8 +275,8 @@ func printSet(o *Options, crd string, t *Toggler, res *SetResult) error {
 	var states []string
 	for _, g := range names {
 		states = append(states, g+"="+gateState(res.CRD, g))
-		if unmet := unmetRequires(res.CRD, g); len(unmet) > 0 {
-			states[len(states)-1] += "(requires " + strings.Join(unmet, ",") + ")"
+		if unmet, anyOf := unmetRequires(res.CRD, g); len(unmet) > 0 || len(anyOf) > 0 {
+			states[len(states)-1] += "(requires " + requiresText(unmet, anyOf) + ")"
 		}
 	}
 	written := "nothing written, every gate named is stable and always enabled"

@@ -374,11 +374,11 @@ func (o *Options) printDisableUsage(ctx context.Context, c apiextensionsv1client
 }
 
 func printToggle(w io.Writer, crd, gate, verb string, t *Toggler, res *ToggleResult) error {
-	unmet := unmetRequires(res.CRD, gate)
+	unmet, unmetAnyOf := unmetRequires(res.CRD, gate)
 	if res.Noop {
-		if g := apihelpers.FindCustomFeatureGate(res.CRD, gate); g != nil && len(g.Requires) > 0 {
+		if g := apihelpers.FindCustomFeatureGate(res.CRD, gate); g != nil && (len(g.Requires) > 0 || len(g.RequiresAnyOf) > 0) {
 			_, err := fmt.Fprintf(w, "customresourcedefinition.apiextensions.k8s.io/%s: feature gate %s is stable, so enabled only by the gates it requires (%s); nothing to change; state: %s\n",
-				crd, gate, strings.Join(g.Requires, ", "), stateText(gateState(res.CRD, gate), unmet))
+				crd, gate, requiredGates(g.Requires, g.RequiresAnyOf), stateText(gateState(res.CRD, gate), unmet, unmetAnyOf))
 			return err
 		}
 		_, err := fmt.Fprintf(w, "customresourcedefinition.apiextensions.k8s.io/%s: feature gate %s is stable and always enabled; nothing to change\n", crd, gate)
@@ -393,7 +393,7 @@ func printToggle(w io.Writer, crd, gate, verb string, t *Toggler, res *ToggleRes
 		dry = " (server dry run)"
 	}
 	if _, err := fmt.Fprintf(w, "customresourcedefinition.apiextensions.k8s.io/%s: feature gate %s %sd (%s); state: %s%s\n",
-		crd, gate, verb, how, stateText(gateState(res.CRD, gate), unmet), dry); err != nil {
+		crd, gate, verb, how, stateText(gateState(res.CRD, gate), unmet, unmetAnyOf), dry); err != nil {
 		return err
 	}
 	if verb == "enable" && len(unmet) > 0 {

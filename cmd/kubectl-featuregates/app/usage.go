@@ -66,6 +66,9 @@ type GateUsage struct {
 	// Unmet are the required gates that keep the gate disabled although its own state is
 	// enabled.
 	Unmet []string `json:"unmet,omitempty"`
+	// UnmetAnyOf are the gates of which the gate requires one, when none is enabled and its
+	// own state is.
+	UnmetAnyOf []string `json:"unmetAnyOf,omitempty"`
 	// FieldPaths are the fields the gate guards in the storage version: its fieldPaths, then
 	// the fields the storage version's schema marks with it. When it guards none there, they
 	// are the fields it guards in Version.
@@ -160,8 +163,9 @@ func newUsageReport(crd *apiextensionsv1.CustomResourceDefinition, gates []strin
 			continue
 		}
 		state := gateState(crd, g.Name)
-		u := GateUsage{Gate: g.Name, PreRelease: string(g.PreRelease), State: state, Unmet: unmetRequires(crd, g.Name), Examples: []string{},
+		u := GateUsage{Gate: g.Name, PreRelease: string(g.PreRelease), State: state, Examples: []string{},
 			read: storage.version, defaults: storageDefaults}
+		u.Unmet, u.UnmetAnyOf = unmetRequires(crd, g.Name)
 		u.FieldPaths, u.paths = usageFields(storage, g, state == "enabled")
 		if len(u.paths) == 0 {
 			// A gate may guard fields of another version only, by that version's marks:
@@ -427,7 +431,7 @@ func printUsageTable(w io.Writer, r *UsageReport, examples bool) error {
 	}
 	fmt.Fprintln(w, header)
 	for _, g := range r.Gates {
-		row := fmt.Sprintf("%s\t%s\t%s\t%d", g.Gate, g.PreRelease, stateText(g.State, g.Unmet), g.Objects)
+		row := fmt.Sprintf("%s\t%s\t%s\t%d", g.Gate, g.PreRelease, stateText(g.State, g.Unmet, g.UnmetAnyOf), g.Objects)
 		if examples {
 			row += "\t" + orNone(strings.Join(g.Examples, ", "))
 		}

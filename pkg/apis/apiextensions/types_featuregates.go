@@ -58,6 +58,9 @@ type CustomResourceDefinitionFeatureGate struct {
 	// Requires names other gates of the CRD that must be enabled (transitively) for this
 	// gate to be enabled.
 	Requires []string
+	// RequiresAnyOf names other gates of the CRD of which at least one must be enabled
+	// (transitively) for this gate to be enabled.
+	RequiresAnyOf []string
 }
 
 // FeatureGatedValidation adds validation keywords to a schema node while a custom feature

@@ -44,6 +44,9 @@ func customFeatureGateFuzzer(obj *apiextensions.CustomResourceDefinitionFeatureG
 	if c.Bool() {
 		obj.Requires = append(obj.Requires, "Example", "Example2")
 	}
+	if c.Bool() {
+		obj.RequiresAnyOf = append(obj.RequiresAnyOf, "Example3", "Example4")
+	}
 }
 
 // featureGatedValidationFuzzer fills an x-kubernetes-feature-gated-validations entry. Enum

@@ -52,7 +52,8 @@ type CustomResourceDefinitionFeatureGates struct {
 // Whether a gate is enabled follows these rules, in order: a stable gate is enabled; else
 // `enabled` decides when it is set; else `default` decides when it is set; else a beta gate
 // is enabled; else (alpha or deprecated) it is disabled. A gate that requires other gates is
-// enabled only when, in addition, every gate it requires is enabled. A field is live only
+// enabled only when, in addition, every gate it requires, and at least one gate of
+// requiresAnyOf when that is set, is enabled. A field is live only
 // when its own gate and the gates of all its gated ancestors are enabled.
 type CustomResourceDefinitionFeatureGate struct {
 	// name identifies the gate. It is UpperCamelCase: an upper-case letter followed by
@@ -101,6 +102,18 @@ type CustomResourceDefinitionFeatureGate struct {
 	// +listType=set
 	// +optional
 	Requires []string `json:"requires,omitempty" protobuf:"bytes,7,rep,name=requires"`
+
+	// requiresAnyOf names other gates of this CRD of which at least one must be enabled for
+	// this gate to be enabled. When it is set, a gate is enabled only when its own state,
+	// the state of every gate in requires, and the state of at least one gate in
+	// requiresAnyOf are enabled. A field, value, bound or rule that each of several gates
+	// adds on its own belongs to a gate that requires any of them: a stable gate with
+	// requiresAnyOf [A, B] is enabled exactly when A or B is. Each name must be another
+	// declared gate, listed once, and requires and requiresAnyOf together must not form a
+	// cycle.
+	// +listType=set
+	// +optional
+	RequiresAnyOf []string `json:"requiresAnyOf,omitempty" protobuf:"bytes,8,rep,name=requiresAnyOf"`
 }
 
 // FeatureGatedValidation adds validation keywords to a schema node while a custom feature

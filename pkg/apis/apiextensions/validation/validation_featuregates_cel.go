@@ -72,6 +72,9 @@ func UnusedGateWarnings(spec *apiextensions.CustomResourceDefinitionSpec) []stri
 		for _, name := range g.Requires {
 			delete(unused, name)
 		}
+		for _, name := range g.RequiresAnyOf {
+			delete(unused, name)
+		}
 	}
 	for name := range featureGateMarkNames(spec) {
 		delete(unused, name)

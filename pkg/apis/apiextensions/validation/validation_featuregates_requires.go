@@ -25,11 +25,34 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
-// validateCustomFeatureGateRequires validates the requires of every gate: each entry names
-// another gate of the CRD (NotFound, Invalid for the gate itself), at most once (Duplicate),
-// and the requires of all gates form no cycle (Invalid at the entry that closes it, naming
-// the cycle). names holds the declared gate names. Each gate is visited once and each entry
-// followed once, so the cost is linear in the number of entries.
+// requiresEdge is one entry of a gate's requires or requiresAnyOf: list is the field's name.
+type requiresEdge struct {
+	list string
+	j    int
+	name string
+}
+
+// requiresEdges returns the entries of gate's requires, then of its requiresAnyOf.
+func requiresEdges(gate *apiextensions.CustomResourceDefinitionFeatureGate) []requiresEdge {
+	if len(gate.Requires) == 0 && len(gate.RequiresAnyOf) == 0 {
+		return nil
+	}
+	edges := make([]requiresEdge, 0, len(gate.Requires)+len(gate.RequiresAnyOf))
+	for j, name := range gate.Requires {
+		edges = append(edges, requiresEdge{list: "requires", j: j, name: name})
+	}
+	for j, name := range gate.RequiresAnyOf {
+		edges = append(edges, requiresEdge{list: "requiresAnyOf", j: j, name: name})
+	}
+	return edges
+}
+
+// validateCustomFeatureGateRequires validates the requires and requiresAnyOf of every gate:
+// each entry names another gate of the CRD (NotFound, Invalid for the gate itself), at most
+// once in its list (Duplicate), and the entries of all gates, of both lists, form no cycle
+// (Invalid at the entry that closes it, naming the cycle). names holds the declared gate
+// names. Each gate is visited once and each entry followed once, so the cost is linear in
+// the number of entries.
 func validateCustomFeatureGateRequires(gates []apiextensions.CustomResourceDefinitionFeatureGate, names map[string]bool, gatesPath *field.Path) field.ErrorList {
 	var allErrs field.ErrorList
 	index := make(map[string]int, len(gates))
@@ -38,29 +61,33 @@ func validateCustomFeatureGateRequires(gates []apiextensions.CustomResourceDefin
 		if _, seen := index[gates[i].Name]; !seen && gates[i].Name != "" {
 			index[gates[i].Name] = i
 		}
-		if len(gates[i].Requires) > 0 {
+		if len(gates[i].Requires) > 0 || len(gates[i].RequiresAnyOf) > 0 {
 			hasRequires = true
 		}
 	}
 	if !hasRequires {
 		return nil
 	}
+	entryPath := func(i int, e requiresEdge) *field.Path {
+		return gatesPath.Index(i).Child(e.list).Index(e.j)
+	}
 	for i := range gates {
 		gate := &gates[i]
-		inGate := make(map[string]bool, len(gate.Requires))
-		for j, name := range gate.Requires {
-			p := gatesPath.Index(i).Child("requires").Index(j)
+		inList := map[string]bool{}
+		for _, e := range requiresEdges(gate) {
+			p := entryPath(i, e)
+			key := e.list + "/" + e.name
 			switch {
-			case name == gate.Name:
-				allErrs = append(allErrs, field.Invalid(p, name, "a feature gate cannot require itself"))
-			case inGate[name]:
-				allErrs = append(allErrs, field.Duplicate(p, name))
-			case !names[name]:
-				nf := field.NotFound(p, name)
+			case e.name == gate.Name:
+				allErrs = append(allErrs, field.Invalid(p, e.name, "a feature gate cannot require itself"))
+			case inList[key]:
+				allErrs = append(allErrs, field.Duplicate(p, e.name))
+			case !names[e.name]:
+				nf := field.NotFound(p, e.name)
 				nf.Detail = "must name a feature gate declared in spec.customFeatureGates.featureGates"
 				allErrs = append(allErrs, nf)
 			}
-			inGate[name] = true
+			inList[key] = true
 		}
 	}
 	// Cycles, by a depth-first walk over the entries that name another declared gate. An entry
@@ -76,8 +103,8 @@ func validateCustomFeatureGateRequires(gates []apiextensions.CustomResourceDefin
 	visit = func(i int) {
 		state[i] = onStack
 		stack = append(stack, gates[i].Name)
-		for j, name := range gates[i].Requires {
-			k, ok := index[name]
+		for _, e := range requiresEdges(&gates[i]) {
+			k, ok := index[e.name]
 			if !ok || k == i {
 				continue
 			}
@@ -87,13 +114,13 @@ func validateCustomFeatureGateRequires(gates []apiextensions.CustomResourceDefin
 			case onStack:
 				start := 0
 				for s := range stack {
-					if stack[s] == name {
+					if stack[s] == e.name {
 						start = s
 					}
 				}
-				cycle := append(append([]string{}, stack[start:]...), name)
-				allErrs = append(allErrs, field.Invalid(gatesPath.Index(i).Child("requires").Index(j), name,
-					fmt.Sprintf("requires must not form a cycle: %s", strings.Join(cycle, " -> "))))
+				cycle := append(append([]string{}, stack[start:]...), e.name)
+				allErrs = append(allErrs, field.Invalid(entryPath(i, e), e.name,
+					fmt.Sprintf("%s must not form a cycle: %s", e.list, strings.Join(cycle, " -> "))))
 			}
 		}
 		stack = stack[:len(stack)-1]
@@ -119,7 +146,7 @@ func RequiresWarnings(spec *apiextensions.CustomResourceDefinitionSpec) []string
 	gates := spec.CustomFeatureGates.FeatureGates
 	hasRequires := false
 	for i := range gates {
-		if len(gates[i].Requires) > 0 {
+		if len(gates[i].Requires) > 0 || len(gates[i].RequiresAnyOf) > 0 {
 			hasRequires = true
 			break
 		}
@@ -131,24 +158,32 @@ func RequiresWarnings(spec *apiextensions.CustomResourceDefinitionSpec) []string
 	base := field.NewPath("spec", "customFeatureGates", "featureGates")
 	var warnings []string
 	for i, g := range gates {
-		if g.Enabled == nil || !*g.Enabled || len(g.Requires) == 0 {
+		if g.Enabled == nil || !*g.Enabled || (len(g.Requires) == 0 && len(g.RequiresAnyOf) == 0) {
 			continue
 		}
 		st, ok := states[g.Name]
-		if !ok || st.Enabled || len(st.Unmet) == 0 {
+		if !ok || st.Enabled || (len(st.Unmet) == 0 && len(st.UnmetAnyOf) == 0) {
 			continue
 		}
-		warnings = append(warnings, fmt.Sprintf("%s: feature gate %s is set to enabled but stays disabled until %s %s enabled",
-			base.Index(i).Child("enabled"), g.Name, joinAnd(st.Unmet), isAre(len(st.Unmet))))
+		var until []string
+		if len(st.Unmet) > 0 {
+			until = append(until, fmt.Sprintf("%s %s enabled", joinList(st.Unmet, "and"), isAre(len(st.Unmet))))
+		}
+		if len(st.UnmetAnyOf) > 0 {
+			until = append(until, fmt.Sprintf("%s is enabled", joinList(st.UnmetAnyOf, "or")))
+		}
+		warnings = append(warnings, fmt.Sprintf("%s: feature gate %s is set to enabled but stays disabled until %s",
+			base.Index(i).Child("enabled"), g.Name, strings.Join(until, ", and ")))
 	}
 	return warnings
 }
 
-func joinAnd(names []string) string {
+// joinList is "A", "A <conj> B" or "A, B <conj> C".
+func joinList(names []string, conj string) string {
 	if len(names) == 1 {
 		return names[0]
 	}
-	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+	return strings.Join(names[:len(names)-1], ", ") + " " + conj + " " + names[len(names)-1]
 }
 
 func isAre(n int) string {

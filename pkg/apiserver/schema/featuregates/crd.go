@@ -40,6 +40,7 @@ func SpecsFromV1(gates *apiextensionsv1.CustomResourceDefinitionFeatureGates) []
 			DeprecationWarning: g.FieldDeprecationWarning,
 			FieldPaths:         g.FieldPaths,
 			Requires:           g.Requires,
+			RequiresAnyOf:      g.RequiresAnyOf,
 		}
 	}
 	return specs

@@ -40,8 +40,8 @@ func (p GatedPath) StageNote() string {
 		state = "enabled"
 	case g.Enabled:
 		state = "enabled, but a gated parent field is disabled"
-	case len(g.Unmet) > 0:
-		state = "disabled: " + UnmetText(g.Unmet)
+	case len(g.Unmet) > 0 || len(g.UnmetAnyOf) > 0:
+		state = "disabled: " + UnmetText(g.Unmet, g.UnmetAnyOf)
 	}
 	return fmt.Sprintf("%s (feature gate %s, %s).", stageTitle(g.PreRelease), g.Name, state)
 }

@@ -56,13 +56,18 @@ type GateState struct {
 	// Own is true; it is nil otherwise. A name that no gate declares, or a gate on a cycle of
 	// requires (both of which CRD validation rejects), counts as not enabled.
 	Unmet []string
+	// UnmetAnyOf is RequiresAnyOf when Own is true and none of its gates is enabled; it is
+	// nil otherwise.
+	UnmetAnyOf []string
 }
 
 // GateStates returns the state of each declared gate, keyed by the gate's name. A gate is
-// enabled when its own state (Enabled) is, and every gate it requires is enabled, so that a
-// field, value or rule that needs several gates belongs to a gate that requires them. A
-// name no gate declares, and every gate on a cycle of requires, count as disabled, so
-// that bad input can never loop or enable anything. Gates without a name are left out; for a
+// enabled when its own state (Enabled) is, every gate it requires is enabled, and, when it
+// has RequiresAnyOf, at least one of those gates is enabled; so a field, value or rule that
+// needs several gates belongs to a gate that requires them, and one that each of several
+// gates adds belongs to a gate that requires any of them. A name no gate declares, and every
+// gate on a cycle of requires and requiresAnyOf, count as disabled, so that bad input can
+// never loop or enable anything. Gates without a name are left out; for a
 // repeated name the first wins. It returns nil when specs declare no named gate. Without
 // any requires, it costs what States cost before requires existed.
 func GateStates(specs []GateSpec) map[string]GateState {
@@ -82,7 +87,7 @@ func GateStates(specs []GateSpec) map[string]GateState {
 			continue
 		}
 		byName[s.Name] = s
-		if len(s.Requires) > 0 {
+		if len(s.Requires) > 0 || len(s.RequiresAnyOf) > 0 {
 			hasRequires = true
 		}
 		own := Enabled(s.PreRelease, s.Enabled, s.Default)
@@ -92,7 +97,10 @@ func GateStates(specs []GateSpec) map[string]GateState {
 		return states
 	}
 	// Depth-first over requires: each gate is settled once, and a gate met again while it is
-	// being settled lies on a cycle, which answers disabled.
+	// being settled lies on a cycle, which answers disabled. A gate on a cycle is disabled
+	// whatever the order of the walk: with requiresAnyOf, a cycle member could otherwise be
+	// enabled through another gate of its requiresAnyOf, depending on where the walk started.
+	cyclic := onCycle(byName)
 	settled := make(map[string]bool, len(byName))
 	visiting := map[string]bool{}
 	var visit func(name string) bool
@@ -113,6 +121,22 @@ func GateStates(specs []GateSpec) map[string]GateState {
 					st.Unmet = append(st.Unmet, r)
 				}
 			}
+			if len(s.RequiresAnyOf) > 0 {
+				any := false
+				for _, r := range s.RequiresAnyOf {
+					// Every gate is visited, so that each is settled once whatever the order.
+					if visit(r) {
+						any = true
+					}
+				}
+				if !any {
+					st.Enabled = false
+					st.UnmetAnyOf = s.RequiresAnyOf
+				}
+			}
+		}
+		if cyclic[name] {
+			st.Enabled = false
 		}
 		delete(visiting, name)
 		settled[name] = true
@@ -156,10 +180,72 @@ func States(specs []GateSpec) map[string]bool {
 	return states
 }
 
-// anyRequires reports whether a gate of specs requires another.
+// onCycle returns the gates that lie on a cycle of requires and requiresAnyOf (a gate that
+// requires itself included), by Tarjan's strongly connected components: each gate and each
+// entry is visited once. Names no gate declares are not followed.
+func onCycle(byName map[string]*GateSpec) map[string]bool {
+	var cyclic map[string]bool
+	index := make(map[string]int, len(byName))
+	low := make(map[string]int, len(byName))
+	onStack := map[string]bool{}
+	var stack []string
+	next := 0
+	var strong func(name string)
+	strong = func(name string) {
+		index[name], low[name] = next, next
+		next++
+		stack = append(stack, name)
+		onStack[name] = true
+		s := byName[name]
+		self := false
+		for _, list := range [][]string{s.Requires, s.RequiresAnyOf} {
+			for _, r := range list {
+				if _, ok := byName[r]; !ok {
+					continue
+				}
+				self = self || r == name
+				if _, seen := index[r]; !seen {
+					strong(r)
+					low[name] = min(low[name], low[r])
+				} else if onStack[r] {
+					low[name] = min(low[name], index[r])
+				}
+			}
+		}
+		if low[name] != index[name] {
+			return
+		}
+		i := len(stack) - 1
+		for stack[i] != name {
+			i--
+		}
+		component := stack[i:]
+		stack = stack[:i]
+		for _, c := range component {
+			delete(onStack, c)
+		}
+		if len(component) > 1 || self {
+			if cyclic == nil {
+				cyclic = map[string]bool{}
+			}
+			for _, c := range component {
+				cyclic[c] = true
+			}
+		}
+	}
+	// The components do not depend on the order in which the gates are visited.
+	for name := range byName {
+		if _, seen := index[name]; !seen {
+			strong(name)
+		}
+	}
+	return cyclic
+}
+
+// anyRequires reports whether a gate of specs requires another (Requires or RequiresAnyOf).
 func anyRequires(specs []GateSpec) bool {
 	for i := range specs {
-		if len(specs[i].Requires) > 0 {
+		if len(specs[i].Requires) > 0 || len(specs[i].RequiresAnyOf) > 0 {
 			return true
 		}
 	}

@@ -93,6 +93,9 @@ func TestGateStates(t *testing.T) {
 	stable := func(name string, requires ...string) GateSpec {
 		return GateSpec{Name: name, PreRelease: Stable, Requires: requires}
 	}
+	anyOf := func(name string, anyOf ...string) GateSpec {
+		return GateSpec{Name: name, PreRelease: Stable, RequiresAnyOf: anyOf}
+	}
 	on, off := ptr.To(true), ptr.To(false)
 	tests := []struct {
 		name  string
@@ -161,6 +164,58 @@ func TestGateStates(t *testing.T) {
 			name:  "a gate that requires itself is disabled",
 			specs: []GateSpec{stable("A", "A")},
 			want:  map[string]GateState{"A": {Own: true, Unmet: []string{"A"}}},
+		},
+		{
+			name:  "any of: none on",
+			specs: []GateSpec{alpha("A", nil), alpha("B", nil), anyOf("AorB", "A", "B")},
+			want:  map[string]GateState{"A": {}, "B": {}, "AorB": {Own: true, UnmetAnyOf: []string{"A", "B"}}},
+		},
+		{
+			name:  "any of: one on is enough",
+			specs: []GateSpec{alpha("A", nil), alpha("B", on), anyOf("AorB", "A", "B")},
+			want:  map[string]GateState{"A": {}, "B": {Own: true, Enabled: true}, "AorB": {Own: true, Enabled: true}},
+		},
+		{
+			name:  "any of: both on",
+			specs: []GateSpec{stable("A"), alpha("B", on), anyOf("AorB", "A", "B")},
+			want:  map[string]GateState{"A": {Own: true, Enabled: true}, "B": {Own: true, Enabled: true}, "AorB": {Own: true, Enabled: true}},
+		},
+		{
+			name:  "any of: an alpha gate also needs its own enabled",
+			specs: []GateSpec{stable("A"), {Name: "AorB", PreRelease: Alpha, RequiresAnyOf: []string{"A", "B"}}},
+			want:  map[string]GateState{"A": {Own: true, Enabled: true}, "AorB": {}},
+		},
+		{
+			name: "any of and requires: both must hold",
+			specs: []GateSpec{alpha("A", on), alpha("B", nil), alpha("C", nil),
+				{Name: "X", PreRelease: Stable, Requires: []string{"A"}, RequiresAnyOf: []string{"B", "C"}}},
+			want: map[string]GateState{"A": {Own: true, Enabled: true}, "B": {}, "C": {}, "X": {Own: true, UnmetAnyOf: []string{"B", "C"}}},
+		},
+		{
+			name: "any of and requires: one of each",
+			specs: []GateSpec{alpha("A", nil), alpha("B", nil), alpha("C", on),
+				{Name: "X", PreRelease: Stable, Requires: []string{"A"}, RequiresAnyOf: []string{"B", "C"}}},
+			want: map[string]GateState{"A": {}, "B": {}, "C": {Own: true, Enabled: true}, "X": {Own: true, Unmet: []string{"A"}}},
+		},
+		{
+			name:  "any of: transitive, through a combination that is off",
+			specs: []GateSpec{alpha("A", on), alpha("B", nil), stable("AB", "A", "B"), anyOf("Any", "AB")},
+			want:  map[string]GateState{"A": {Own: true, Enabled: true}, "B": {}, "AB": {Own: true, Unmet: []string{"B"}}, "Any": {Own: true, UnmetAnyOf: []string{"AB"}}},
+		},
+		{
+			name:  "any of: an undeclared name is disabled",
+			specs: []GateSpec{anyOf("X", "Missing")},
+			want:  map[string]GateState{"X": {Own: true, UnmetAnyOf: []string{"Missing"}}},
+		},
+		{
+			// C is on, so without the cycle rule A would be enabled or not depending on where the
+			// walk starts; every gate on the cycle is disabled in every order.
+			name:  "any of: a cycle through another enabled gate is still disabled",
+			specs: []GateSpec{anyOf("A", "B", "C"), stable("B", "A"), alpha("C", on), stable("D", "A")},
+			want: map[string]GateState{
+				"A": {Own: true}, "B": {Own: true, Unmet: []string{"A"}},
+				"C": {Own: true, Enabled: true}, "D": {Own: true, Unmet: []string{"A"}},
+			},
 		},
 		{
 			name:  "first of a repeated name wins",

@@ -33,6 +33,9 @@ type GateSpec struct {
 	FieldPaths         []string
 	// Requires names the other gates that must be enabled for this one to be (GateStates).
 	Requires []string
+	// RequiresAnyOf names other gates of which at least one must be enabled for this one to
+	// be (GateStates).
+	RequiresAnyOf []string
 }
 
 // Gate is a compiled gate.
@@ -45,6 +48,9 @@ type Gate struct {
 	// Unmet names the required gates that keep an otherwise enabled gate disabled
 	// (GateState.Unmet); nil for a gate without requires.
 	Unmet []string
+	// UnmetAnyOf is the gate's RequiresAnyOf when it is the reason an otherwise enabled gate
+	// is disabled (GateState.UnmetAnyOf); nil otherwise.
+	UnmetAnyOf []string
 	// DeprecationWarning is the custom warning of a deprecated gate, or "".
 	DeprecationWarning string
 }
@@ -216,7 +222,7 @@ func compile(specs []GateSpec, schema *structuralschema.Structural, fieldPaths b
 	for i, s := range specs {
 		gates[i] = Gate{Name: s.Name, PreRelease: s.PreRelease, Enabled: Enabled(s.PreRelease, s.Enabled, s.Default)}
 		if st, ok := states[s.Name]; ok {
-			gates[i].Enabled, gates[i].Unmet = st.Enabled, st.Unmet
+			gates[i].Enabled, gates[i].Unmet, gates[i].UnmetAnyOf = st.Enabled, st.Unmet, st.UnmetAnyOf
 		}
 		if s.DeprecationWarning != nil && s.PreRelease == Deprecated {
 			gates[i].DeprecationWarning = *s.DeprecationWarning
@@ -448,5 +454,5 @@ func (p *GatedPath) same(q *GatedPath) bool {
 // same reports whether two compiled gates are equal, field by field.
 func (g *Gate) same(o *Gate) bool {
 	return g.Name == o.Name && g.PreRelease == o.PreRelease && g.Enabled == o.Enabled &&
-		g.DeprecationWarning == o.DeprecationWarning && slices.Equal(g.Unmet, o.Unmet)
+		g.DeprecationWarning == o.DeprecationWarning && slices.Equal(g.Unmet, o.Unmet) && slices.Equal(g.UnmetAnyOf, o.UnmetAnyOf)
 }

@@ -58,8 +58,8 @@ func (c Change) warningText() string {
 	state := "disabled"
 	if g.Enabled {
 		state = "enabled, but a gated parent field is disabled"
-	} else if len(g.Unmet) > 0 {
-		state = "disabled: " + UnmetText(g.Unmet)
+	} else if len(g.Unmet) > 0 || len(g.UnmetAnyOf) > 0 {
+		state = "disabled: " + UnmetText(g.Unmet, g.UnmetAnyOf)
 	}
 	switch c.Kind {
 	case NotApplied:
@@ -70,16 +70,28 @@ func (c Change) warningText() string {
 }
 
 // UnmetText says why a gate whose own state is enabled is disabled, naming the gates it
-// requires that are disabled (GateState.Unmet): "requires B, which is disabled", or
-// "requires A and B, which are disabled".
-func UnmetText(unmet []string) string {
-	switch len(unmet) {
-	case 0:
-		return ""
-	case 1:
-		return "requires " + unmet[0] + ", which is disabled"
+// requires that are disabled (GateState.Unmet) and, when none of the gates of its
+// requiresAnyOf is enabled, those (GateState.UnmetAnyOf): "requires B, which is disabled",
+// "requires A and B, which are disabled", "requires C or D, which are disabled", or both
+// parts joined by "; ". It is "" when both are empty.
+func UnmetText(unmet, unmetAnyOf []string) string {
+	var parts []string
+	if len(unmet) > 0 {
+		parts = append(parts, requiresText(unmet, "and"))
 	}
-	return "requires " + strings.Join(unmet[:len(unmet)-1], ", ") + " and " + unmet[len(unmet)-1] + ", which are disabled"
+	if len(unmetAnyOf) > 0 {
+		parts = append(parts, requiresText(unmetAnyOf, "or"))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// requiresText is "requires A, which is disabled" or "requires A, B <conj> C, which are
+// disabled"; names is not empty.
+func requiresText(names []string, conj string) string {
+	if len(names) == 1 {
+		return "requires " + names[0] + ", which is disabled"
+	}
+	return "requires " + strings.Join(names[:len(names)-1], ", ") + " " + conj + " " + names[len(names)-1] + ", which are disabled"
 }
 
 // DeprecationWarnings returns the warnings for fields of deprecated gates that a write uses:

@@ -1,5 +1,6 @@
 // Package requires declares OpenShift's Example+Example2 as a gate that requires both gates it
-// combines; Unused is used by no field of Combo, so it stays out of Combo's CRD.
+// combines, and a field that either Example or Third adds as a gate that requires any of
+// them; Unused is used by no field of Combo, so it stays out of Combo's CRD.
 //
 // +groupName=requires.example.com
 // +versionName=v1
@@ -7,6 +8,8 @@
 // +customfeaturegates:gate:name=Unused,preRelease=alpha
 // +customfeaturegates:gate:name=Example2,preRelease=beta,default=false
 // +customfeaturegates:gate:name=ExampleWithExample2,preRelease=stable,requires=Example;Example2
+// +customfeaturegates:gate:name=Third,preRelease=alpha
+// +customfeaturegates:gate:name=ExampleOrThird,preRelease=stable,requiresAnyOf=Example;Third
 package requires
 
 // Combo is a kind.
@@ -18,4 +21,6 @@ type Combo struct {
 type ComboSpec struct {
 	// +customfeaturegates:gatedBy=ExampleWithExample2
 	Both string `json:"both"`
+	// +customfeaturegates:gatedBy=ExampleOrThird
+	Either string `json:"either"`
 }
