@@ -75,6 +75,9 @@ func runOpenShift(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintln(tw, "GROUP/VERSION\tCRD\tGATE\tSTAGE\tREQUIRES")
 	for _, g := range res.Gates {
 		req := strings.Join(g.Requires, ",")
+		if len(g.RequiresAnyOf) > 0 {
+			req = "any of " + strings.Join(g.RequiresAnyOf, ",")
+		}
 		if g.TopLevel {
 			req = "(top-level: install the CRD only while it is on)"
 		}

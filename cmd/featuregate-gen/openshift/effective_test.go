@@ -33,6 +33,7 @@ import (
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/featuregatedvalidations"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/featuregates"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"sigs.k8s.io/yaml"
 )
@@ -100,42 +101,30 @@ func toInternal(t *testing.T, crd *apiextensionsv1.CustomResourceDefinition) *ap
 	return out
 }
 
-// gatesOf reads the gates of a merged CRD manifest: each gate's name and the gates it
-// requires (read from the YAML, so that the test does not depend on the API type's field).
-func gatesOf(t *testing.T, content []byte) map[string][]string {
+// gatesOf reads the gates of a merged CRD manifest, as the API server reads them.
+func gatesOf(t *testing.T, content []byte) []featuregates.GateSpec {
 	t.Helper()
-	var obj struct {
-		Spec struct {
-			CustomFeatureGates struct {
-				FeatureGates []struct {
-					Name     string   `json:"name"`
-					Requires []string `json:"requires"`
-				} `json:"featureGates"`
-			} `json:"customFeatureGates"`
-		} `json:"spec"`
-	}
-	if err := yaml.Unmarshal(content, &obj); err != nil {
+	var crd apiextensionsv1.CustomResourceDefinition
+	if err := yaml.Unmarshal(content, &crd); err != nil {
 		t.Fatal(err)
 	}
-	out := map[string][]string{}
-	for _, g := range obj.Spec.CustomFeatureGates.FeatureGates {
-		out[g.Name] = g.Requires
-	}
-	return out
+	return featuregates.SpecsFromV1(crd.Spec.CustomFeatureGates)
 }
 
-// statesOf are the states of the merged CRD's gates with exactly the gates of on on: a
-// combination gate is on when the gates it requires are.
-func statesOf(gates map[string][]string, on sets.Set[string]) map[string]bool {
-	states := map[string]bool{}
-	for name, req := range gates {
-		if len(req) > 0 {
-			states[name] = on.HasAll(req...)
-		} else {
-			states[name] = on.Has(name)
+// statesOf are the states of the merged CRD's gates, by the server's rules
+// (featuregates.States), with exactly the gates of on enabled: every gate that requires
+// others (a combination, or a gate that requires any of several) keeps its stage, and every
+// other gate is enabled exactly when on has it.
+func statesOf(gates []featuregates.GateSpec, on sets.Set[string]) map[string]bool {
+	specs := make([]featuregates.GateSpec, len(gates))
+	for i, g := range gates {
+		specs[i] = g
+		if len(g.Requires) == 0 && len(g.RequiresAnyOf) == 0 {
+			enabled := on.Has(g.Name)
+			specs[i].PreRelease, specs[i].Enabled, specs[i].Default = featuregates.Alpha, &enabled, nil
 		}
 	}
-	return states
+	return featuregates.States(specs)
 }
 
 // effective is the effective schema of version of crd (the merged CRD) for states.

@@ -44,9 +44,12 @@ func TestMergeErrors(t *testing.T) {
 			want: "widgets.example.openshift.io v1, Beta.yaml: .spec.name: default differs from AAA_ungated.yaml",
 		},
 		{
-			name: "a field that either gate adds",
-			edit: map[string][2]string{"Alpha.yaml": {"              name:\n", "              owner:\n                type: string\n              name:\n"}},
-			want: "widgets.example.openshift.io v1, Beta.yaml: .spec.owner: the field is in the files of Alpha and of Beta, each alone",
+			name: "a field that either gate adds, but not both together",
+			edit: map[string][2]string{
+				"Alpha.yaml":      {"              name:\n", "              owner:\n                type: string\n              name:\n"},
+				"Alpha+Beta.yaml": {"              owner:\n", "              xowner:\n"},
+			},
+			want: "widgets.example.openshift.io v1, Alpha+Beta.yaml: .spec.owner: the field is in Alpha.yaml but not in this file; a gate cannot remove a field",
 		},
 		{
 			name: "a field that a gate removes",

@@ -35,9 +35,12 @@ type merger struct {
 	crd, dir string
 	variants []*variant
 	// combos are the combination gates used, by name: the gates each requires.
-	combos  map[string][]string
-	version string
-	errs    []error
+	combos map[string][]string
+	// anyCombos are the gates that require any of several gates (or combination gates), by
+	// name: the gates of their requiresAnyOf.
+	anyCombos map[string][]string
+	version   string
+	errs      []error
 	// quirks are differences of a per-gate file that OpenShift's generator makes and that
 	// the merge does not take as the gate's.
 	quirks []Quirk
@@ -74,10 +77,63 @@ func (m *merger) gateFor(gates sets.Set[string]) string {
 	return name
 }
 
-// on reports whether gate (a gate, or a combination gate) is on in variant v.
+// anyGateFor is the gate that is on exactly when all gates of at least one of needs are: a
+// gate that requires any of their gates (each a gate or a combination gate), declared on
+// first use.
+func (m *merger) anyGateFor(needs []sets.Set[string]) string {
+	var list []string
+	for _, n := range needs {
+		list = append(list, m.gateFor(n))
+	}
+	sort.Strings(list)
+	name := AnyOfName(list)
+	if prev, ok := m.anyCombos[name]; ok && !reflect.DeepEqual(prev, list) {
+		m.errs = append(m.errs, fmt.Errorf("%s: the gates that require any of %s and of %s are both named %s", m.crd, strings.Join(prev, ", "), strings.Join(list, ", "), name))
+	}
+	if _, ok := m.combos[name]; ok {
+		m.errs = append(m.errs, fmt.Errorf("%s: the gate that requires any of %s is named %s, as a combination gate is", m.crd, strings.Join(list, ", "), name))
+	}
+	m.anyCombos[name] = list
+	return name
+}
+
+// minimalGateSets returns, for the nodes that have a field, the sets of gates beyond owner of
+// their files that no other such set is contained in, in the order of nodes: the field is
+// meant to be there when all gates of any one of them are on.
+func minimalGateSets(have []at, owner sets.Set[string]) []sets.Set[string] {
+	var all []sets.Set[string]
+	for _, h := range have {
+		all = append(all, h.v.gates.Difference(owner))
+	}
+	var mins []sets.Set[string]
+	for i, d := range all {
+		minimal := true
+		for j, o := range all {
+			if i != j && d.IsSuperset(o) && (!o.Equal(d) || j < i) {
+				minimal = false
+				break
+			}
+		}
+		if minimal {
+			mins = append(mins, d)
+		}
+	}
+	return mins
+}
+
+// on reports whether gate (a gate, a combination gate, or a gate that requires any of
+// several) is on in variant v.
 func (m *merger) on(gate string, v *variant) bool {
 	if req, ok := m.combos[gate]; ok {
 		return v.gates.HasAll(req...)
+	}
+	if anyOf, ok := m.anyCombos[gate]; ok {
+		for _, g := range anyOf {
+			if m.on(g, v) {
+				return true
+			}
+		}
+		return false
 	}
 	return v.gates.Has(gate)
 }
@@ -164,6 +220,7 @@ func (m *merger) merge() *apiextensionsv1.CustomResourceDefinition {
 // fsNodes are the same node in the CRDs of the feature sets whose gates include owner: they
 // decide between readings of the per-gate files (see rules).
 func (m *merger) walk(out *apiextensionsv1.JSONSchemaProps, path string, nodes []at, owner sets.Set[string], fsNodes []at) {
+	defer m.adoptFeatureSetSchema(out, path, nodes, fsNodes)
 	ref := nodes[0]
 	for _, n := range nodes[1:] {
 		m.structural(ref, n, path)
@@ -183,31 +240,28 @@ func (m *merger) walk(out *apiextensionsv1.JSONSchemaProps, path string, nodes [
 				have = append(have, at{v: n.v, s: &pp})
 			}
 		}
-		// need: the gates (beyond owner) the field needs on: the fewest of a file that has it.
-		var need sets.Set[string]
-		for _, h := range have {
-			d := h.v.gates.Difference(owner)
-			if need == nil || d.Len() < need.Len() {
-				need = d
-			}
+		// The field needs, beyond owner, every gate of one of needs: the fewest gates of each
+		// file that has it. One set is one gate (or a combination); several make a gate that
+		// requires any of them. A field in every file that has the node needs nothing more.
+		var needs []sets.Set[string]
+		if len(have) < len(nodes) {
+			needs = minimalGateSets(have, owner)
 		}
+		gate := ""
+		switch {
+		case len(needs) == 1 && needs[0].Len() > 0:
+			gate = m.gateFor(needs[0])
+		case len(needs) > 1:
+			gate = m.anyGateFor(needs)
+		}
+		present := func(v *variant) bool { return gate == "" || m.on(gate, v) }
 		ok := true
-		for _, h := range have {
-			d := h.v.gates.Difference(owner)
-			if d.Len() == need.Len() && !d.Equal(need) {
-				m.fail(h.v.file, child, "the field is in the files of %s and of %s, each alone; a field that either of two gates adds cannot be gated (a mark names one gate, and nested gates all must be on)", strings.Join(sets.List(need), "+"), strings.Join(sets.List(d), "+"))
-				ok = false
-			}
-		}
-		if !ok {
-			continue
-		}
 		for _, n := range nodes {
 			_, has := n.s.Properties[name]
-			if want := n.v.gates.IsSuperset(need); has != want {
+			if want := present(n.v); has != want {
 				ok = false
 				if has {
-					m.fail(n.v.file, child, "the field is in this file but not in %s (gates %s); a field must be in every file whose gates include the ones that add it", have[0].v.file, strings.Join(sets.List(need), "+"))
+					m.fail(n.v.file, child, "the field is in this file but not in %s (gate %s); a field must be in every file whose gates include the ones that add it", have[0].v.file, gate)
 				} else {
 					m.fail(n.v.file, child, "the field is in %s but not in this file; a gate cannot remove a field", have[0].v.file)
 				}
@@ -222,18 +276,26 @@ func (m *merger) walk(out *apiextensionsv1.JSONSchemaProps, path string, nodes [
 		} else {
 			c = *have[0].s.DeepCopy()
 		}
-		if need.Len() > 0 {
-			gate := m.gateFor(need)
+		if gate != "" {
 			c.XFeatureGate = &gate
+		}
+		// Below the field, every file that has it has owner's gates and those common to needs.
+		childOwner := owner.Clone()
+		if len(needs) > 0 {
+			common := needs[0].Clone()
+			for _, n := range needs[1:] {
+				common = common.Intersection(n)
+			}
+			childOwner = childOwner.Union(common)
 		}
 		var fsHave []at
 		for _, n := range fsNodes {
-			if p, ok := n.s.Properties[name]; ok && n.v.gates.IsSuperset(owner.Union(need)) {
+			if p, ok := n.s.Properties[name]; ok && n.v.gates.IsSuperset(childOwner) && present(n.v) {
 				pp := p
 				fsHave = append(fsHave, at{v: n.v, s: &pp})
 			}
 		}
-		m.walk(&c, child, have, owner.Union(need), fsHave)
+		m.walk(&c, child, have, childOwner, fsHave)
 		if out.Properties == nil {
 			out.Properties = map[string]apiextensionsv1.JSONSchemaProps{}
 		}
@@ -872,9 +934,16 @@ func (m *merger) rulesReading(path string, nodes []at, owner sets.Set[string], f
 	return result, quirks, fsOK
 }
 
-// cel is the CEL expression of a gate being on: featureGates.X, or the conjunction of a
-// combination's gates.
+// cel is the CEL expression of a gate being on: featureGates.X, the conjunction of a
+// combination's gates, or the disjunction of the gates an any-of gate requires any of.
 func (m *merger) cel(gate string) string {
+	if anyOf, ok := m.anyCombos[gate]; ok {
+		var parts []string
+		for _, g := range anyOf {
+			parts = append(parts, m.cel(g))
+		}
+		return "(" + strings.Join(parts, " || ") + ")"
+	}
 	if req, ok := m.combos[gate]; ok {
 		var parts []string
 		for _, g := range req {

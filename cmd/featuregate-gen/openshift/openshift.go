@@ -95,13 +95,20 @@ type GateRow struct {
 	CRD, GroupVersion, Gate, PreRelease string
 	// Requires are a combination gate's gates.
 	Requires []string
+	// RequiresAnyOf are the gates of which an any-of gate requires one.
+	RequiresAnyOf []string
 	// TopLevel is set for a gate without which OpenShift does not install the CRD at all.
 	TopLevel bool
 }
 
-// Quirk is a keyword of a per-gate file that the merge took from the CRD with no gate on.
+// Quirk is a keyword of a per-gate file that the merge took from elsewhere: from the CRD with
+// no gate on, or, where FeatureSets are set, from the feature sets' CRDs. Keyword is the
+// keyword's field name in JSONSchemaProps, or "field" for a whole field taken from the
+// feature sets' CRDs.
 type Quirk struct {
 	CRD, File, Version, Path, Keyword string
+	// FeatureSets are the files of the feature sets' CRDs that the keyword was taken from.
+	FeatureSets []string
 }
 
 // FeatureSet is one feature set of the payload for the cluster profile: the gates it enables.
@@ -116,12 +123,23 @@ type Result struct {
 	Files []File
 	// Quirks are differences of per-gate files that the merge does not take as their gate's
 	// (OpenShift's generator drops a feature-gate-aware enum or bound from the files of the
-	// gates that do not change it); each is also a note.
+	// gates that do not change it; the per-gate files lack a keyword that every feature set's
+	// CRD has); each is also a note.
 	Quirks      []Quirk
 	Gates       []GateRow
 	FeatureSets []FeatureSet
 	Notes       []string
 	Errors      []error
+}
+
+// quirkNote is the note that tells what the merge took where a per-gate file differs, and why.
+func quirkNote(q Quirk) string {
+	if len(q.FeatureSets) > 0 {
+		return fmt.Sprintf("%s %s, %s: %s: %s as in %s: every feature set's CRD has it, alike, where the per-gate files do not and no gate changes it",
+			q.CRD, q.Version, q.File, q.Path, q.Keyword, strings.Join(q.FeatureSets, ", "))
+	}
+	return fmt.Sprintf("%s %s, %s: %s: %s as in %s: OpenShift's generator leaves a feature-gate-aware %s out of the files of gates that do not change it",
+		q.CRD, q.Version, q.File, q.Path, q.Keyword, ungatedFile, q.Keyword)
 }
 
 // StatesFile is the content of featuresets/<FeatureSet>.yaml: whether each gate of the
@@ -166,22 +184,15 @@ func Merge(opts Options) (*Result, error) {
 			}
 			crdDir := filepath.Join(opts.Dir, gv, manifestsDir, e.Name())
 			out, gates, quirks, err := mergeCRD(crdDir, e.Name(), infos[e.Name()], fsets, opts.ClusterProfile)
-			requires := map[string][]string{}
-			for _, g := range gates {
-				if len(g.Requires) > 0 {
-					requires[g.Gate] = g.Requires
-				}
-			}
 			for _, q := range quirks {
 				res.Quirks = append(res.Quirks, q)
-				res.Notes = append(res.Notes, fmt.Sprintf("%s %s, %s: %s: %s as in %s: OpenShift's generator leaves a feature-gate-aware %s out of the files of gates that do not change it",
-					q.CRD, q.Version, q.File, q.Path, q.Keyword, ungatedFile, q.Keyword))
+				res.Notes = append(res.Notes, quirkNote(q))
 			}
 			if err != nil {
 				res.Errors = append(res.Errors, err)
 				continue
 			}
-			content, err := marshal(out, requires)
+			content, err := crdmerge.MarshalCRD(out)
 			if err != nil {
 				res.Errors = append(res.Errors, fmt.Errorf("%s: %w", crdDir, err))
 				continue
@@ -197,7 +208,7 @@ func Merge(opts Options) (*Result, error) {
 			for _, g := range gates {
 				g.GroupVersion = gv
 				res.Gates = append(res.Gates, g)
-				if len(g.Requires) == 0 {
+				if len(g.Requires) == 0 && len(g.RequiresAnyOf) == 0 {
 					allGates.Insert(g.Gate)
 				}
 			}
@@ -372,13 +383,27 @@ func Stage(gate string, fsets []FeatureSet) apiextensionsv1.CustomFeatureGatePre
 func CombinationName(gates []string) string {
 	sorted := append([]string(nil), gates...)
 	sort.Strings(sorted)
-	name := strings.Join(sorted, "With")
+	return shortName(strings.Join(sorted, "With"))
+}
+
+// shortName is name when it is at most 63 characters, else its first 55 and a hash of the
+// whole in 8 hexadecimal digits.
+func shortName(name string) string {
 	if len(name) > 63 {
 		h := fnv.New32a()
 		h.Write([]byte(name))
 		name = name[:55] + fmt.Sprintf("%08X", h.Sum32())
 	}
 	return name
+}
+
+// AnyOfName is the name of the gate that requires any of gates: their names, sorted, joined
+// by "Or" (ExternalOIDCOrExternalOIDCWithUpstreamParity); a name over 63 characters is cut
+// to 55 and ends with a hash of the whole, as CombinationName does.
+func AnyOfName(gates []string) string {
+	sorted := append([]string(nil), gates...)
+	sort.Strings(sorted)
+	return shortName(strings.Join(sorted, "Or"))
 }
 
 // variant is one input file of a CRD: the CRD with the gates of gates on.
@@ -463,7 +488,7 @@ func mergeCRDFiles(dir, name string, info crdInfo, fsets []FeatureSet, profile s
 		}
 		return others[i].file < others[j].file
 	})
-	m := &merger{crd: name, dir: dir, variants: append([]*variant{base}, others...), combos: map[string][]string{}}
+	m := &merger{crd: name, dir: dir, variants: append([]*variant{base}, others...), combos: map[string][]string{}, anyCombos: map[string][]string{}}
 	for _, fs := range fsets {
 		crd, file, err := FeatureSetCRD(filepath.Join(filepath.Dir(filepath.Dir(dir)), "zz_generated.crd-manifests"), name, fs.Name, profile)
 		if err != nil {
@@ -494,6 +519,18 @@ func mergeCRDFiles(dir, name string, info crdInfo, fsets []FeatureSet, profile s
 			gatesUsed(v.Schema.OpenAPIV3Schema, used)
 		}
 	}
+	// An any-of gate that a mark or entry names needs the gates it requires any of declared.
+	for _, a := range sortedKeys(m.anyCombos) {
+		if !used.Has(a) {
+			continue
+		}
+		if declared.Has(a) {
+			return nil, nil, m, fmt.Errorf("%s: the gate that requires any of %s is named %s, which is also a gate of the CRD", dir, strings.Join(m.anyCombos[a], ", "), a)
+		}
+		used.Insert(m.anyCombos[a]...)
+		cfg.FeatureGates = append(cfg.FeatureGates, apiextensionsv1.CustomResourceDefinitionFeatureGate{Name: a, PreRelease: apiextensionsv1.CustomFeatureGateStable, RequiresAnyOf: m.anyCombos[a]})
+		rows = append(rows, GateRow{CRD: name, Gate: a, PreRelease: string(apiextensionsv1.CustomFeatureGateStable), RequiresAnyOf: m.anyCombos[a]})
+	}
 	for _, c := range sortedKeys(m.combos) {
 		if !used.Has(c) {
 			continue // tried while merging, but no mark or entry names it
@@ -501,7 +538,7 @@ func mergeCRDFiles(dir, name string, info crdInfo, fsets []FeatureSet, profile s
 		if declared.Has(c) {
 			return nil, nil, m, fmt.Errorf("%s: the combination gate of %s is named %s, which is also a gate of the CRD", dir, strings.Join(m.combos[c], "+"), c)
 		}
-		cfg.FeatureGates = append(cfg.FeatureGates, apiextensionsv1.CustomResourceDefinitionFeatureGate{Name: c, PreRelease: apiextensionsv1.CustomFeatureGateStable})
+		cfg.FeatureGates = append(cfg.FeatureGates, apiextensionsv1.CustomResourceDefinitionFeatureGate{Name: c, PreRelease: apiextensionsv1.CustomFeatureGateStable, Requires: m.combos[c]})
 		rows = append(rows, GateRow{CRD: name, Gate: c, PreRelease: string(apiextensionsv1.CustomFeatureGateStable), Requires: m.combos[c]})
 	}
 	sort.Slice(cfg.FeatureGates, func(i, j int) bool { return cfg.FeatureGates[i].Name < cfg.FeatureGates[j].Name })
@@ -510,29 +547,6 @@ func mergeCRDFiles(dir, name string, info crdInfo, fsets []FeatureSet, profile s
 		out.Spec.CustomFeatureGates = cfg
 	}
 	return out, rows, m, nil
-}
-
-// marshal writes the merged CRD, with the requires of its combination gates.
-func marshal(crd *apiextensionsv1.CustomResourceDefinition, requires map[string][]string) ([]byte, error) {
-	content, err := crdmerge.MarshalCRD(crd)
-	if err != nil || len(requires) == 0 {
-		return content, err
-	}
-	var obj map[string]interface{}
-	if err := yaml.Unmarshal(content, &obj); err != nil {
-		return nil, err
-	}
-	spec, _ := obj["spec"].(map[string]interface{})
-	cfg, _ := spec["customFeatureGates"].(map[string]interface{})
-	gates, _ := cfg["featureGates"].([]interface{})
-	for _, g := range gates {
-		if gate, ok := g.(map[string]interface{}); ok {
-			if name, _ := gate["name"].(string); len(requires[name]) > 0 {
-				gate["requires"] = requires[name]
-			}
-		}
-	}
-	return yaml.Marshal(obj)
 }
 
 // gatesUsed adds the gates that marks and gated keywords of s name to used.
