@@ -137,8 +137,8 @@ verify: $(STAMPS)/build ## Patches, code generation, tracked files, gofmt, go ve
 	hack/fork/verify-flake-retry.sh
 
 .PHONY: test-unit
-test-unit: $(STAMPS)/build ## Unit tests: the fork's packages and upstream's unit suite under ./pkg.
-	go test $(GOTESTFLAGS) $(UNIT_PKGS)
+test-unit: $(STAMPS)/build ## Unit tests: the fork's packages and upstream's unit suite under ./pkg; featuregate-gen openshift also on OPENSHIFT_API_DIR.
+	$(if $(wildcard $(OPENSHIFT_API_DIR)/payload-manifests),OPENSHIFT_API_DIR='$(OPENSHIFT_API_DIR)') go test $(GOTESTFLAGS) $(UNIT_PKGS)
 
 .PHONY: test-integration
 test-integration: $(STAMPS)/build ## Integration tests, upstream's and the fork's (real etcd, in-process server). INTEGRATION_RUN=^TestFieldGates for the fork's only.

@@ -371,7 +371,7 @@ var intendedWarnings = []struct {
 }{
 	{regexp.MustCompile(`^\S+ was dropped: feature gate \S+ \(\w+\) is disabled`),
 		"ours drops a value of a disabled gate with a warning that names the field and the gate; stock's feature-set CRD has no such field and prunes the value (its warning, if any, calls the field unknown)"},
-	{regexp.MustCompile(`^\S+ was not updated: feature gate \S+ \(\w+\) is disabled; the stored value was kept`),
+	{regexp.MustCompile(`^\S+ was not updated: feature gate \S+ \(\w+\) is disabled(: requires [^;]+)?; the stored value was kept`),
 		"ours keeps a stored value of a disabled gate and says so; stock prunes it"},
 	{regexp.MustCompile(`^unknown field "[^"]+"$`),
 		"stock calls a field of a gate that is off in the feature set unknown (its CRD does not have it); ours knows the field and names its gate instead"},

@@ -180,6 +180,9 @@ func TestCompareResults(t *testing.T) {
 		{"drop warning", func(r *Result) {
 			r.Warnings = []string{".spec.x was dropped: feature gate Example (alpha) is disabled"}
 		}, 0, 1},
+		{"kept warning with a gate it requires any of", func(r *Result) {
+			r.Warnings = []string{".spec.x was not updated: feature gate AOrB (stable) is disabled: requires A or B, which are disabled; the stored value was kept"}
+		}, 0, 1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
