@@ -36,17 +36,18 @@ var notAdopted = sets.New(
 	"XFeatureGate", "XFeatureGatedValidations",
 )
 
-// adoptFeatureSetSchema takes into out, the merged node at path, what OpenShift's per-gate
-// files lack there but every feature set's CRD has alike. OpenShift writes the feature sets'
-// CRDs apart from the per-gate files, and a keyword that no gate changes can be in the former
-// only (an anyOf of formats, a format, a rule's fieldPath, ...): those CRDs are what OpenShift
-// installs, so the merge keeps their keyword, ungated.
+// adoptFeatureSetSchema makes out, the merged node at path, say what every feature set's CRD
+// says alike where OpenShift's per-gate files agree on something else. OpenShift writes the
+// feature sets' CRDs apart from the per-gate files, and a keyword that no gate changes can be
+// in one and not the other (an anyOf of formats, a format, a rule's fieldPath, ...): those
+// CRDs are what OpenShift installs, so the merge keeps their form, ungated.
 //
 // A keyword is taken when all of these hold:
 //   - every feature set that must have the node has it (fsNodes), and there is one: a feature
 //     set must have the node when it has on all gates of a per-gate file that has it, as no
 //     gate removes a field;
-//   - each of them has the keyword, with one value;
+//   - each of them has one value for the keyword, unset included (a keyword that they all
+//     lack, such as rangeallocations' format: byte, is taken out);
 //   - every per-gate file that has the node (nodes) has one value for the keyword, unset
 //     included, and out still has it: no gate changes the keyword, and the merge kept it;
 //   - the two values differ.
@@ -114,7 +115,7 @@ func (m *merger) allFeatureSetsWithNode(nodes, fsNodes []at) bool {
 
 // adoptKeywords lists, in the order of JSONSchemaProps, the keywords (field names) that every
 // node of fsNodes has with one value, that every node of nodes and out have with another one
-// value (unset included), and that are not notAdopted.
+// value (unset included on both sides), and that are not notAdopted.
 func adoptKeywords(out *apiextensionsv1.JSONSchemaProps, nodes, fsNodes []at) []string {
 	var names []string
 	t := reflect.TypeOf(*out)
@@ -125,7 +126,7 @@ func adoptKeywords(out *apiextensionsv1.JSONSchemaProps, nodes, fsNodes []at) []
 		}
 		keyword := func(s *apiextensionsv1.JSONSchemaProps) reflect.Value { return reflect.ValueOf(s).Elem().Field(i) }
 		want := keyword(fsNodes[0].s)
-		if isUnset(want) || !allSame(fsNodes, want, keyword) {
+		if !allSame(fsNodes, want, keyword) {
 			continue
 		}
 		have := keyword(nodes[0].s)

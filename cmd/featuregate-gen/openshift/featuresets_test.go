@@ -136,6 +136,20 @@ func TestAdoptFeatureSetSchema(t *testing.T) {
 			wantQuirks: []string{"AAA_ungated.yaml .spec.ip AnyOf", "Alpha.yaml .spec.ip AnyOf"},
 		},
 		{
+			name: "a format that the files have and every feature set lacks",
+			files: []testFile{
+				{name: ungatedFile, schema: specSchema("{ip: {type: string, format: byte}}")},
+				{name: "Alpha.yaml", gates: []string{"Alpha"}, schema: specSchema("{ip: {type: string, format: byte}, extra: " + extra + "}")},
+			},
+			featureSets: []testFile{
+				{name: "Default.crd.yaml", schema: specSchema("{ip: " + ip + "}")},
+				{name: "TechPreviewNoUpgrade.crd.yaml", gates: []string{"Alpha"}, schema: specSchema("{ip: " + ip + ", extra: " + extra + "}")},
+			},
+			path:       ".spec.ip",
+			want:       ip,
+			wantQuirks: []string{"AAA_ungated.yaml .spec.ip Format", "Alpha.yaml .spec.ip Format"},
+		},
+		{
 			name:  "a feature set without it",
 			files: files,
 			featureSets: []testFile{
