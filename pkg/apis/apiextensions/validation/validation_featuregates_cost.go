@@ -42,7 +42,10 @@ type gatedRuleCost struct {
 	// now are the gate states of spec; before those of the CRD before an update (nil on
 	// create, or when the old CRD had no gates).
 	now, before map[string]bool
-	oldSpec     *apiextensions.CustomResourceDefinitionSpec
+	// nowOff and beforeOff are the fieldPaths of the gates that are disabled in now and
+	// before.
+	nowOff, beforeOff []string
+	oldSpec           *apiextensions.CustomResourceDefinitionSpec
 }
 
 // withCustomFeatureGatesCost sets opts.gatedRuleCost for spec, the CRD as written, and
@@ -53,10 +56,23 @@ func withCustomFeatureGatesCost(opts *validationOptions, spec, oldSpec *apiexten
 		return
 	}
 	c := &gatedRuleCost{spec: spec, now: featuregates.States(featuregates.SpecsFromInternal(spec.CustomFeatureGates)), oldSpec: oldSpec}
+	c.nowOff = disabledPaths(spec, c.now)
 	if oldSpec != nil && oldSpec.CustomFeatureGates != nil {
 		c.before = featuregates.States(featuregates.SpecsFromInternal(oldSpec.CustomFeatureGates))
+		c.beforeOff = disabledPaths(oldSpec, c.before)
 	}
 	opts.gatedRuleCost = c
+}
+
+// disabledPaths returns the fieldPaths of the gates of spec that are disabled in states.
+func disabledPaths(spec *apiextensions.CustomResourceDefinitionSpec, states map[string]bool) []string {
+	var paths []string
+	for _, g := range spec.CustomFeatureGates.FeatureGates {
+		if !states[g.Name] {
+			paths = append(paths, g.FieldPaths...)
+		}
+	}
+	return paths
 }
 
 // check returns whether the cost of the rule (or its messageExpression) at rulePath, in the
@@ -69,25 +85,22 @@ func (c *gatedRuleCost) check(nodePath *field.Path, rule string, enforce bool) (
 	if c == nil {
 		return true, enforce
 	}
-	if c.off(c.spec, c.now, nodePath, rule) {
+	if off(c.spec, c.now, c.nowOff, nodePath, rule) {
 		return false, false
 	}
-	if c.before != nil && c.off(c.oldSpec, c.before, nodePath, rule) {
+	if c.before != nil && off(c.oldSpec, c.before, c.beforeOff, nodePath, rule) {
 		return true, true
 	}
 	return true, enforce
 }
 
 // off reports whether the rule at nodePath of spec is off in states: guarded by a guard that
-// holds, or on a field that is not live.
-func (c *gatedRuleCost) off(spec *apiextensions.CustomResourceDefinitionSpec, states map[string]bool, nodePath *field.Path, rule string) bool {
-	if states == nil {
-		return false
-	}
+// holds, or on a field that is not live (offPaths: the fieldPaths of the disabled gates).
+func off(spec *apiextensions.CustomResourceDefinitionSpec, states map[string]bool, offPaths []string, nodePath *field.Path, rule string) bool {
 	if cel.GuardHolds(rule, states) {
 		return true
 	}
-	return fieldOff(spec, states, nodePath.String())
+	return fieldOff(spec, states, offPaths, nodePath.String())
 }
 
 // fieldOff reports whether the schema node at path (a validation path such as
@@ -97,7 +110,7 @@ func (c *gatedRuleCost) off(spec *apiextensions.CustomResourceDefinitionSpec, st
 // storage version's fields, and every version's when the versions share one shape). A path
 // it cannot follow (allOf, anyOf, a property name with brackets) is not off, so its rules
 // are counted.
-func fieldOff(spec *apiextensions.CustomResourceDefinitionSpec, states map[string]bool, path string) bool {
+func fieldOff(spec *apiextensions.CustomResourceDefinitionSpec, states map[string]bool, offPaths []string, path string) bool {
 	var node *apiextensions.JSONSchemaProps
 	var rest string
 	byPaths := true
@@ -132,14 +145,9 @@ func fieldOff(spec *apiextensions.CustomResourceDefinitionSpec, states map[strin
 			return false
 		}
 		d := data.String()
-		for _, g := range spec.CustomFeatureGates.FeatureGates {
-			if states[g.Name] {
-				continue
-			}
-			for _, p := range g.FieldPaths {
-				if d == p || strings.HasPrefix(d, p+".") || strings.HasPrefix(d, p+"[") {
-					return true
-				}
+		for _, p := range offPaths {
+			if d == p || strings.HasPrefix(d, p+".") || strings.HasPrefix(d, p+"[") {
+				return true
 			}
 		}
 		return false

@@ -119,7 +119,7 @@ func TestFieldOff(t *testing.T) {
 		{path: "spec.versions[7].schema.openAPIV3Schema", want: false},
 		{path: "metadata.name", want: false},
 	} {
-		if got := fieldOff(&crd.Spec, states, tc.path); got != tc.want {
+		if got := fieldOff(&crd.Spec, states, disabledPaths(&crd.Spec, states), tc.path); got != tc.want {
 			t.Errorf("fieldOff(%s) = %v, want %v", tc.path, got, tc.want)
 		}
 	}
