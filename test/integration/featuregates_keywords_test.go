@@ -30,6 +30,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 )
 
@@ -85,8 +86,9 @@ func causes(t *testing.T, err error) []metav1.StatusCause {
 
 // TestFieldGatesGatedKeywords: a gated pattern on a maxLength 4096 string under three nested
 // lists (Gateway API's header value, experimental only in v1.5 and v1.6). As a CEL rule that
-// reads the gate, as featuregate-gen channels used to write it, our server rejects the CRD
-// for its estimated cost; as x-kubernetes-feature-gated-validations it is accepted, and a
+// reads the gate, as featuregate-gen channels used to write it, our server accepts the CRD
+// while the gate is off and refuses to turn the gate on, for the rule's estimated cost; as
+// x-kubernetes-feature-gated-validations it is accepted, and a
 // value that breaks the pattern is rejected while the gate is on, with exactly the causes
 // the stock pattern keyword gives, and accepted while the gate is off. A value stored while
 // the gate was off survives updates that keep it after the gate is turned on (ratcheting).
@@ -99,9 +101,16 @@ func TestFieldGatesGatedKeywords(t *testing.T) {
 	celForm := headerRoutesCRD("cel.example.com", "celroutes", apiextensionsv1.JSONSchemaProps{XValidations: apiextensionsv1.ValidationRules{{
 		Rule: "!featureGates.HeaderValuePattern || self.matches('" + strings.ReplaceAll(headerValuePattern, `\`, `\\`) + "')", Message: "should match '" + headerValuePattern + "'",
 	}}}, featuregatetest.Gate("HeaderValuePattern", "alpha"))
-	_, err := env.apiext.ApiextensionsV1().CustomResourceDefinitions().Create(context.Background(), celForm, metav1.CreateOptions{})
+	// While the gate is off the guard holds, so the rule is left out of the estimate
+	// (docs/feature-gates-semantics.md, "Rules that the gates keep off"); turning the gate on
+	// is refused for the rule's estimated cost.
+	if _, err := env.apiext.ApiextensionsV1().CustomResourceDefinitions().Create(context.Background(), celForm, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("the CEL form of the gated pattern with its gate off: %v, want it accepted", err)
+	}
+	_, err := env.apiext.ApiextensionsV1().CustomResourceDefinitions().Patch(context.Background(), celForm.Name, types.JSONPatchType,
+		[]byte(`[{"op":"add","path":"/spec/customFeatureGates/featureGates/0/enabled","value":true}]`), metav1.PatchOptions{})
 	if err == nil || !strings.Contains(err.Error(), "estimated rule cost exceeds budget") {
-		t.Fatalf("the CEL form of the gated pattern: %v, want it rejected for its estimated cost", err)
+		t.Fatalf("turning on the gate of the CEL form of the gated pattern: %v, want it refused for the rule's estimated cost", err)
 	}
 
 	// The native form (in the group the gate helpers write to), and the stock keyword for
