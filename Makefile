@@ -60,6 +60,15 @@ VERSION_LDFLAGS = -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/componen
 ETCD_PORT      ?= 22379
 ETCD_PEER_PORT ?= 22380
 APISERVER_PORT ?= 26443
+# make run-stock: the stock kube-apiserver, on ports of its own so that both can run at once.
+STOCK_ETCD_PORT      ?= 23379
+STOCK_ETCD_PEER_PORT ?= 23380
+STOCK_APISERVER_PORT ?= 27443
+
+# The stock kube-apiserver v1.37.1 (k8s.io/kubernetes with the stock apiextensions-apiserver,
+# from hack/kind/node's module), as make test-gateway-api and make test-openshift-api build it.
+STOCK_APISERVER := $(OUT)/stock/kube-apiserver
+STOCK_LDFLAGS   := -s -w $(foreach p,k8s.io/component-base/version k8s.io/client-go/pkg/version,-X $(p).gitVersion=$(KUBE_VERSION) -X $(p).gitMajor=1 -X $(p).gitMinor=37 -X $(p).gitTreeState=clean)
 
 .PHONY: all
 all: $(STAMPS)/build $(BINARIES) ## Materialize, generate and build everything (a no-op when nothing changed).
@@ -116,6 +125,15 @@ run: $(BINARIES) ## Run a local control plane (etcd + our kube-apiserver, featur
 	exec $(BIN)/local-up --dir $(OUT)/local-up --bin-dir $(BIN) \
 	  --etcd-port $(ETCD_PORT) --etcd-peer-port $(ETCD_PEER_PORT) --port $(APISERVER_PORT)
 
+.PHONY: run-stock
+run-stock: $(STOCK_APISERVER) $(BIN)/etcd $(BIN)/kubectl $(BIN)/local-up ## Run etcd + the stock kube-apiserver v1.37.1 as make run does (_output/local-up-stock/kubeconfig) until Ctrl-C.
+	exec $(BIN)/local-up --dir $(OUT)/local-up-stock --bin-dir $(BIN) --kube-apiserver $(STOCK_APISERVER) --feature-gates '' \
+	  --etcd-port $(STOCK_ETCD_PORT) --etcd-peer-port $(STOCK_ETCD_PEER_PORT) --port $(STOCK_APISERVER_PORT)
+
+$(STOCK_APISERVER): hack/kind/node/go.mod hack/kind/node/go.sum
+	@mkdir -p $(@D)
+	cd hack/kind/node && CGO_ENABLED=0 go build -trimpath -ldflags '$(STOCK_LDFLAGS)' -o $(abspath $@) k8s.io/kubernetes/cmd/kube-apiserver
+
 .PHONY: materialize
 materialize: $(STAMPS)/materialize ## Lay the pinned upstream module into the tree and apply the patches.
 
@@ -163,8 +181,8 @@ bench-rss: $(BINARIES) ## kube-apiserver memory with 1000 CRDs x 50 gates vs 100
 	go run ./test/benche2e -bin-dir $(BIN) -mode rss -out $(OUT)/bench/rss-report.md $(BENCH_E2E_FLAGS)
 
 .PHONY: test-e2e
-test-e2e: $(BINARIES) ## End to end: our etcd + kube-apiserver binaries driven with our kubectl; the kind recipe, offline.
-	E2E_BIN_DIR=$(CURDIR)/$(BIN) go test $(GOTESTFLAGS) ./test/e2e/... ./hack/kind/...
+test-e2e: $(BINARIES) $(STOCK_APISERVER) ## End to end: our etcd + kube-apiserver binaries driven with our kubectl (and make run-stock's); the kind recipe, offline.
+	E2E_BIN_DIR=$(CURDIR)/$(BIN) E2E_STOCK_APISERVER=$(abspath $(STOCK_APISERVER)) go test $(GOTESTFLAGS) ./test/e2e/... ./hack/kind/...
 
 # envtest assets: a directory that controller-runtime's envtest takes as KUBEBUILDER_ASSETS,
 # as it takes the one setup-envtest prepares. kube-apiserver there is hack/envtest/kube-apiserver.sh,

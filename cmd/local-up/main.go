@@ -27,6 +27,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 
 	"k8s.io/apiextensions-apiserver/test/localup"
@@ -40,6 +41,7 @@ func main() {
 	flag.IntVar(&o.EtcdPeerPort, "etcd-peer-port", localup.DefaultEtcdPeerPort, "etcd peer port on 127.0.0.1")
 	flag.IntVar(&o.APIServerPort, "port", localup.DefaultAPIServerPort, "kube-apiserver secure port on 127.0.0.1")
 	flag.StringVar(&o.FeatureGates, "feature-gates", "CRDFieldLevelVersioning=true", "kube-apiserver --feature-gates")
+	flag.StringVar(&o.KubeAPIServer, "kube-apiserver", "", "kube-apiserver binary to run (default: the one in --bin-dir), such as the stock one of make run-stock")
 	flag.Parse()
 	o.ExtraAPIServerArgs = flag.Args()
 	os.Exit(run(o))
@@ -55,6 +57,12 @@ func run(o localup.Options) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
+	if o.KubeAPIServer != "" {
+		if o.KubeAPIServer, err = filepath.Abs(o.KubeAPIServer); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 
@@ -64,7 +72,11 @@ func run(o localup.Options) int {
 		fmt.Fprintf(os.Stderr, "local-up: %v\n", err)
 		return 1
 	}
-	printNextSteps(cp, o.BinDir)
+	if strings.Contains(o.FeatureGates, "CRDFieldLevelVersioning=true") {
+		printNextSteps(cp, o.BinDir)
+	} else {
+		printStockNextSteps(cp, o.BinDir)
+	}
 
 	select {
 	case <-ctx.Done():
@@ -97,6 +109,29 @@ Try a field gate (the KEP-2608 crontab; run from the repository root):
   kubectl featuregates enable crontabs.stable.example.com ReplicasFeatureGate
   kubectl apply -f examples/feature-gates/crontab.yaml
   kubectl get crontab my-new-cron-object -o jsonpath='{.spec.replicas}{"\n"}'   # 3
+
+Logs: %s and %s
+Press Ctrl-C to stop; the data stays for the next run.
+`, cp.URL, cp.EtcdURL, cp.Kubeconfig, binDir, cp.APIServerLog, cp.EtcdLog)
+}
+
+// printStockNextSteps says how to use a control plane whose kube-apiserver does not serve
+// field gates (make run-stock: the stock kube-apiserver, or ours with the feature off).
+func printStockNextSteps(cp *localup.ControlPlane, binDir string) {
+	fmt.Printf(`
+The control plane is ready at %s (etcd at %s). Its kube-apiserver does not know
+CRD field gates (spec.customFeatureGates, x-kubernetes-feature-gate).
+
+Use it from another terminal:
+
+  export KUBECONFIG=%s
+  export PATH=%s:$PATH    # our kubectl (v1.37.1)
+
+  kubectl version
+  kubectl apply -f examples/feature-gates/crontab-crd.yaml
+      # refused: unknown fields (kubectl's strict field validation)
+  kubectl apply --validate=false -f examples/feature-gates/crontab-crd.yaml
+      # accepted without its gates: every field is live here
 
 Logs: %s and %s
 Press Ctrl-C to stop; the data stays for the next run.

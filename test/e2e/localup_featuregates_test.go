@@ -153,3 +153,81 @@ func (b *lockedBuffer) String() string {
 	defer b.mu.Unlock()
 	return b.buf.String()
 }
+
+// The contract of `make run-stock`: cmd/local-up with the stock kube-apiserver v1.37.1 and no
+// feature gates is ready, writes its kubeconfig, prints the stock next steps, and what they
+// say holds (the gated CRD is refused with strict field validation and accepted without its
+// gates otherwise); it stops cleanly on SIGTERM. make test-e2e sets E2E_STOCK_APISERVER.
+func TestLocalUpStockCommand(t *testing.T) {
+	stock := os.Getenv("E2E_STOCK_APISERVER")
+	if stock == "" {
+		stock = filepath.Join(repoRoot, "_output", "stock", "kube-apiserver")
+	}
+	if _, err := os.Stat(stock); err != nil {
+		t.Fatalf("no stock kube-apiserver (make %s builds it): %v", "_output/stock/kube-apiserver", err)
+	}
+	dir := t.TempDir()
+	p, err := featuregatetest.FreePorts(3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(filepath.Join(binDir, "local-up"), "--dir", dir, "--bin-dir", binDir, "--kube-apiserver", stock, "--feature-gates", "",
+		"--etcd-port", strconv.Itoa(p[0]), "--etcd-peer-port", strconv.Itoa(p[1]), "--port", strconv.Itoa(p[2]))
+	out := &lockedBuffer{}
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill() }()
+	deadline := time.Now().Add(2 * time.Minute)
+	for !strings.Contains(out.String(), "Press Ctrl-C to stop") {
+		if time.Now().After(deadline) {
+			t.Fatalf("local-up with the stock kube-apiserver did not become ready:\n%s", out.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	kubeconfig := filepath.Join(dir, "kubeconfig")
+	for _, want := range []string{"export KUBECONFIG=" + kubeconfig, "does not know\nCRD field gates", "kubectl apply --validate=false -f examples/feature-gates/crontab-crd.yaml"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the next steps do not say %q:\n%s", want, out.String())
+		}
+	}
+	if strings.Contains(out.String(), "kubectl featuregates enable") {
+		t.Errorf("the stock next steps suggest kubectl featuregates:\n%s", out.String())
+	}
+	kubectl := func(args ...string) result {
+		c := exec.Command(filepath.Join(binDir, "kubectl"), append([]string{"--kubeconfig", kubeconfig}, args...)...)
+		c.Dir = repoRoot
+		var stdout, stderr bytes.Buffer
+		c.Stdout, c.Stderr = &stdout, &stderr
+		err := c.Run()
+		return result{stdout.String(), stderr.String(), err}
+	}
+	if r := kubectl("version", "-o", "json"); r.err != nil || !strings.Contains(r.stdout, `"gitVersion": "v1.37.1"`) || strings.Contains(r.stdout, "kep2608") {
+		t.Errorf("kubectl version: the server is not the stock v1.37.1: %v\n%s%s", r.err, r.stdout, r.stderr)
+	}
+	crd := filepath.Join("examples", "feature-gates", "crontab-crd.yaml")
+	if r := kubectl("apply", "-f", crd); r.err == nil || !strings.Contains(r.stderr, "unknown field") || !strings.Contains(r.stderr, "customFeatureGates") {
+		t.Errorf("apply of the gated CRD on stock: want it refused for the unknown field customFeatureGates, got %v\n%s%s", r.err, r.stdout, r.stderr)
+	}
+	if r := kubectl("apply", "--validate=false", "-f", crd); r.err != nil {
+		t.Errorf("apply --validate=false of the gated CRD on stock: %v\n%s", r.err, r.stderr)
+	}
+	if r := kubectl("get", "crd", "crontabs.stable.example.com", "-o", "jsonpath={.spec.customFeatureGates}"); r.err != nil || r.stdout != "" {
+		t.Errorf("the CRD as stock stores it: customFeatureGates %q (%v %s), want none", r.stdout, r.err, r.stderr)
+	}
+
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil || !strings.Contains(out.String(), "Stopped.") {
+			t.Errorf("no clean stop on SIGTERM (%v):\n%s", err, out.String())
+		}
+	case <-time.After(time.Minute):
+		t.Fatalf("local-up with the stock kube-apiserver did not stop on SIGTERM")
+	}
+}
