@@ -29,21 +29,22 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/featuregates"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 func newListCommand(o *Options) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "list [CRD...]",
 		Short: "List the feature gates of CRDs: stage, enabled as set, state, field paths",
-		Long: `List the feature gates that CRDs declare in spec.customFeatureGates. Without
+		Long: `List the feature gates that CRDs declare in spec.customFeatureGates, or, on a stock
+kube-apiserver, in the CustomResourceFeatureGates object named like the CRD. Without
 arguments, every CRD that declares gates is listed.
 
 ENABLED is what the cluster admin set (<unset> leaves it to the stage and default). STATE is
 the gate's state by the server's rules. A gate that requires other gates is enabled only
 while they are; when one of them keeps it disabled, STATE says which, as in
-"disabled (requires Example2, which is disabled)". -o wide adds DEFAULT, and REQUIRES when a
-gate requires others. FIELDS are the fields the gate guards: its
+"disabled (requires Example2, which is disabled)". -o wide adds DEFAULT, REQUIRES when a
+gate requires others, and BACKEND (native or policies) when a gate's states live in a
+CustomResourceFeatureGates object. FIELDS are the fields the gate guards: its
 fieldPaths, and the fields that a version's schema marks with x-kubernetes-feature-gate. A
 field that its enabled gate cannot make live, because the gate of a parent field is
 disabled, is marked "(off: GATE)".
@@ -65,30 +66,31 @@ the storage version, and a write to that version meets them after conversion.`,
 }
 
 func (o *Options) runList(ctx context.Context, names []string) error {
-	c, err := o.newClient()
+	r, err := o.gateReader()
 	if err != nil {
 		return err
 	}
-	var crds []apiextensionsv1.CustomResourceDefinition
+	var crds []GatedCRD
 	if len(names) == 0 {
-		l, err := c.List(ctx, metav1.ListOptions{})
-		if err != nil {
-			return fmt.Errorf("cannot list customresourcedefinitions: %w", err)
+		var warnings []string
+		if crds, warnings, err = r.list(ctx); err != nil {
+			return err
 		}
-		crds = l.Items
-		sort.Slice(crds, func(i, j int) bool { return crds[i].Name < crds[j].Name })
+		for _, w := range warnings {
+			fmt.Fprintf(o.Streams.ErrOut, "Warning: %s\n", w)
+		}
 	} else {
 		for _, n := range names {
-			crd, err := getCRD(ctx, c, n)
+			g, err := r.get(ctx, n)
 			if err != nil {
 				return err
 			}
-			crds = append(crds, *crd)
+			crds = append(crds, *g)
 		}
 	}
 	var rows []ListRow
-	for i := range crds {
-		rows = append(rows, listRows(&crds[i])...)
+	for _, g := range crds {
+		rows = append(rows, backendRows(g)...)
 	}
 	if rows == nil {
 		rows = []ListRow{}
@@ -106,6 +108,9 @@ type ListRow struct {
 	// Versions are set when the gate guards different fields in different versions: one entry
 	// for each served version and for the storage version, in the CRD's order.
 	Versions []GateVersion `json:"versions,omitempty"`
+	// Backend is "policies" when the gate's state lives in the CRD's CustomResourceFeatureGates
+	// object, and empty when it lives in the CRD's spec.customFeatureGates (native).
+	Backend Backend `json:"backend,omitempty"`
 
 	// fields is the FIELDS column of the table.
 	fields string
@@ -310,15 +315,20 @@ func printGateTable(w io.Writer, rows []ListRow, wide bool) error {
 	}
 	header := []string{"CRD", "GATE", "STAGE", "ENABLED", "STATE", "FIELDS", "COMPONENT"}
 	// REQUIRES only when a gate listed requires others, so the table of gates without
-	// requires is unchanged.
-	requires := false
+	// requires is unchanged; BACKEND likewise only when a gate listed is on the policies
+	// backend.
+	requires, policies := false, false
 	for _, r := range rows {
 		requires = requires || len(r.Requires) > 0 || len(r.RequiresAnyOf) > 0
+		policies = policies || r.Backend == BackendPolicies
 	}
 	if wide {
 		header = append(header[:4], append([]string{"DEFAULT"}, header[4:]...)...)
 		if requires {
 			header = append(header, "REQUIRES")
+		}
+		if policies {
+			header = append(header, "BACKEND")
 		}
 	}
 	fmt.Fprintln(w, strings.Join(header, "\t"))
@@ -328,6 +338,9 @@ func printGateTable(w io.Writer, rows []ListRow, wide bool) error {
 			cols = append(cols[:4], append([]string{boolOrUnset(r.Default)}, cols[4:]...)...)
 			if requires {
 				cols = append(cols, orNone(requiresText(r.Requires, r.RequiresAnyOf)))
+			}
+			if policies {
+				cols = append(cols, string(backendOf(r.Backend)))
 			}
 		}
 		if _, err := fmt.Fprintln(w, strings.Join(cols, "\t")); err != nil {

@@ -209,6 +209,9 @@ func GateRows(crd *apiextensionsv1.CustomResourceDefinition) []GateRow {
 type StatusReport struct {
 	CRD            string `json:"crd"`
 	StorageVersion string `json:"storageVersion"`
+	// Backend is "policies" when the gate states live in the CRD's CustomResourceFeatureGates
+	// object, and empty when they live in its spec.customFeatureGates (native).
+	Backend Backend `json:"backend,omitempty"`
 	// Versions are the served versions and the storage version, in the CRD's order.
 	Versions []VersionStatus `json:"versions"`
 }

@@ -83,7 +83,13 @@ stored objects that hold values at a gate's fields.
 
 Whether a gate is enabled and whether a field is live are computed with the API server's
 own rules. Gates are addressed by name: enable and disable never depend on a gate's
-position in the list.`,
+position in the list.
+
+On a stock kube-apiserver, whose generated admission policies enforce a CRD's gates, the
+CRD has no spec.customFeatureGates: the gate states live in the CustomResourceFeatureGates
+object (featuregates.apiextensions.x-k8s.io/v1alpha1) named like the CRD. Every command
+detects this for each CRD, and reads and writes the gates there, by the same names; the CRD
+itself is then never changed.`,
 		Example: `  kubectl featuregates list
   kubectl featuregates enable databases.gates.example.com BackupGate
   kubectl featuregates status databases.gates.example.com

@@ -67,24 +67,30 @@ type SetResult struct {
 	// enabled, which always are.
 	Written, Noop []string
 	Attempts      int
-	CRD           *apiextensionsv1.CustomResourceDefinition
+	// Backend is where the gates were written: the CRD (native, also when empty) or its
+	// CustomResourceFeatureGates object (policies).
+	Backend Backend
+	// CRD is the CRD after the write, as ToggleResult.CRD.
+	CRD *apiextensionsv1.CustomResourceDefinition
 }
 
 // SetGates writes enabled of several gates of one CRD in one request: one server-side
 // apply, or one JSON patch that tests every gate's name at its index. Either every gate is
-// written or none is. Every gate is checked first, as Toggle checks one.
+// written or none is. Every gate is checked first, as Toggle checks one. The gates are
+// written where Toggle writes them: in the CRD, or in its CustomResourceFeatureGates object.
 func (t *Toggler) SetGates(ctx context.Context, crdName string, values []GateValue) (*SetResult, error) {
 	if len(values) == 0 {
 		return nil, fmt.Errorf("no GATE=true|false given for %s", crdName)
 	}
-	crd, err := getCRD(ctx, t.Client, crdName)
+	g, err := t.read(ctx, crdName)
 	if err != nil {
 		return nil, err
 	}
-	res := &SetResult{Method: t.Method}
+	crd := g.CRD
+	res := &SetResult{Method: t.Method, Backend: g.Backend}
 	if res.Method == "" || res.Method == MethodAuto {
 		res.Method = MethodApply
-		if ManagedByClientSideApply(crd) {
+		if g.managedByClientSideApply() {
 			res.Method = MethodPatch
 		}
 	}
@@ -111,12 +117,12 @@ func (t *Toggler) SetGates(ctx context.Context, crdName string, values []GateVal
 	}
 	switch res.Method {
 	case MethodApply:
-		body, err := applyBodyMany(crd, t.FieldManager, write)
+		body, err := g.applyBody(t.FieldManager, write)
 		if err != nil {
 			return nil, err
 		}
 		force := t.ForceConflicts
-		out, err := t.Client.Patch(ctx, crdName, types.ApplyPatchType, body,
+		out, err := t.patch(ctx, g, types.ApplyPatchType, body,
 			metav1.PatchOptions{FieldManager: t.FieldManager, Force: &force, DryRun: dryRun})
 		if err != nil {
 			if apierrors.IsConflict(err) {
@@ -124,29 +130,29 @@ func (t *Toggler) SetGates(ctx context.Context, crdName string, values []GateVal
 			}
 			return nil, fmt.Errorf("server-side apply of gates %s of %s as field manager %q: %w", strings.Join(res.Written, ", "), crdName, t.FieldManager, err)
 		}
-		res.CRD = out
+		res.CRD = out.CRD
 		return res, nil
 	case MethodPatch:
 		for attempt := 1; ; attempt++ {
-			patch, err := guardedPatchMany(crd, write)
+			patch, err := guardedPatchMany(crd, g.gatesPath(), write)
 			if err != nil {
 				return nil, err
 			}
-			out, err := t.Client.Patch(ctx, crdName, types.JSONPatchType, patch,
+			out, err := t.patch(ctx, g, types.JSONPatchType, patch,
 				metav1.PatchOptions{FieldManager: t.FieldManager, DryRun: dryRun})
 			if err == nil {
-				res.Attempts, res.CRD = attempt, out
+				res.Attempts, res.CRD = attempt, out.CRD
 				return res, nil
 			}
 			if !isPatchApplyFailure(err) {
 				return nil, fmt.Errorf("JSON patch of gates %s of %s: %w", strings.Join(res.Written, ", "), crdName, err)
 			}
 			// Nothing changed. Retry only if a gate moved since crd was read.
-			fresh, gerr := getCRD(ctx, t.Client, crdName)
+			fresh, gerr := t.read(ctx, crdName)
 			if gerr != nil {
 				return nil, gerr
 			}
-			again, gerr := guardedPatchMany(fresh, write)
+			again, gerr := guardedPatchMany(fresh.CRD, fresh.gatesPath(), write)
 			if gerr != nil {
 				return nil, gerr
 			}
@@ -156,7 +162,7 @@ func (t *Toggler) SetGates(ctx context.Context, crdName string, values []GateVal
 			if attempt == maxPatchAttempts {
 				return nil, fmt.Errorf("JSON patch of gates %s of %s: the gates moved in the list on each of %d attempts, nothing was changed", strings.Join(res.Written, ", "), crdName, attempt)
 			}
-			crd = fresh
+			g, crd = fresh, fresh.CRD
 		}
 	default:
 		return nil, fmt.Errorf("unknown --method %q: want auto, apply or patch", res.Method)
@@ -194,15 +200,15 @@ func applyBodyMany(crd *apiextensionsv1.CustomResourceDefinition, fieldManager s
 }
 
 // guardedPatchMany is one JSON patch that, for each gate, tests its name at its index in
-// crd and sets enabled there.
-func guardedPatchMany(crd *apiextensionsv1.CustomResourceDefinition, values []GateValue) ([]byte, error) {
+// crd and sets enabled there, in the gate list at the JSON pointer gatesPath.
+func guardedPatchMany(crd *apiextensionsv1.CustomResourceDefinition, gatesPath string, values []GateValue) ([]byte, error) {
 	var ops []map[string]interface{}
 	for _, v := range values {
 		i, err := findGate(crd, v.Gate)
 		if err != nil {
 			return nil, err
 		}
-		base := fmt.Sprintf("/spec/customFeatureGates/featureGates/%d", i)
+		base := fmt.Sprintf("%s/%d", gatesPath, i)
 		ops = append(ops,
 			map[string]interface{}{"op": "test", "path": base + "/name", "value": v.Gate},
 			map[string]interface{}{"op": "add", "path": base + "/enabled", "value": v.Value})
@@ -220,7 +226,8 @@ func newSetCommand(o *Options) *cobra.Command {
 every gate named is written or none is. This is how a tool moves a CRD from one set of gate
 states to another (for example every gate of an OpenShift feature set).
 
-The write works as in enable and disable: by default (--method=auto) a server-side apply of
+The write works as in enable and disable, in the CRD or in its CustomResourceFeatureGates
+object: by default (--method=auto) a server-side apply of
 the gates' names and enabled under --field-manager, or, on a CRD that client-side
 "kubectl apply" manages, one JSON patch that tests each gate's name at its index. Enabling
 a stable gate is a no-op; disabling one is an error, and then nothing is written. Unlike
@@ -242,11 +249,11 @@ disable, set does not count the stored objects that hold values at the gates' fi
 			if err != nil {
 				return err
 			}
-			c, err := o.newClient()
+			r, err := o.gateReader()
 			if err != nil {
 				return err
 			}
-			t.Client = c
+			t.Client, t.Params = r.crds, r.params
 			res, err := t.SetGates(cmd.Context(), args[0], values)
 			if err != nil {
 				return err
@@ -283,6 +290,6 @@ func printSet(o *Options, crd string, t *Toggler, res *SetResult) error {
 	if len(res.Written) > 0 {
 		written = fmt.Sprintf("%d gates set (%s)", len(res.Written), how)
 	}
-	_, err := fmt.Fprintf(o.Streams.Out, "customresourcedefinition.apiextensions.k8s.io/%s: %s; state: %s%s\n", crd, written, strings.Join(states, " "), dry)
+	_, err := fmt.Fprintf(o.Streams.Out, "%s: %s; state: %s%s\n", objectRef(res.Backend, crd), written, strings.Join(states, " "), dry)
 	return err
 }

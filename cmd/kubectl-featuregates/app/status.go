@@ -58,17 +58,20 @@ each version whose schema has it.`,
 }
 
 func (o *Options) runStatus(ctx context.Context, name string, fields []string) error {
-	c, err := o.newClient()
+	r, err := o.gateReader()
 	if err != nil {
 		return err
 	}
-	crd, err := getCRD(ctx, c, name)
+	g, err := r.get(ctx, name)
 	if err != nil {
 		return err
 	}
-	report, err := FieldStatus(crd, fields)
+	report, err := FieldStatus(g.CRD, fields)
 	if err != nil {
 		return err
+	}
+	if g.Backend == BackendPolicies {
+		report.Backend = g.Backend
 	}
 	return o.print("FieldStatus", report, func(w io.Writer) error {
 		return printStatusTable(w, report)
@@ -78,6 +81,9 @@ func (o *Options) runStatus(ctx context.Context, name string, fields []string) e
 // printStatusTable prints one section per version, then, once, the versions whose writes the
 // storage version's gates also gate.
 func printStatusTable(w io.Writer, r *StatusReport) error {
+	if src := gatesSource(r.Backend, r.CRD); src != "" {
+		fmt.Fprintf(w, "# %s\n", src)
+	}
 	var alsoGated []string
 	for i, v := range r.Versions {
 		if i > 0 {

@@ -63,11 +63,17 @@ const maxPatchAttempts = 5
 // kubectl itself uses (csaupgrade.FindFieldsOwners on that annotation) when it decides to
 // migrate an object from client-side to server-side apply.
 func ManagedByClientSideApply(crd *apiextensionsv1.CustomResourceDefinition) bool {
-	if _, ok := crd.Annotations[lastAppliedAnnotation]; !ok {
+	return managedByClientSideApply(crd.Annotations, crd.ManagedFields)
+}
+
+// managedByClientSideApply is ManagedByClientSideApply for any object, by its annotations
+// and managed fields.
+func managedByClientSideApply(annotations map[string]string, managed []metav1.ManagedFieldsEntry) bool {
+	if _, ok := annotations[lastAppliedAnnotation]; !ok {
 		return false
 	}
 	set := fieldpath.NewSet(fieldpath.MakePathOrDie("metadata", "annotations", lastAppliedAnnotation))
-	return len(csaupgrade.FindFieldsOwners(crd.ManagedFields, metav1.ManagedFieldsOperationUpdate, set)) > 0
+	return len(csaupgrade.FindFieldsOwners(managed, metav1.ManagedFieldsOperationUpdate, set)) > 0
 }
 
 // findGate returns the index of the gate named name, or an error that lists the declared
@@ -139,7 +145,12 @@ func ApplyBody(crd *apiextensionsv1.CustomResourceDefinition, fieldManager, gate
 // test of the gate's name at that index: if the gates were reordered since i was read, the
 // server rejects the whole patch instead of changing another gate.
 func GuardedPatch(i int, gate string, value bool) []byte {
-	base := fmt.Sprintf("/spec/customFeatureGates/featureGates/%d", i)
+	return guardedPatchAt(nativeGatesPath, i, gate, value)
+}
+
+// guardedPatchAt is GuardedPatch for the gate list at the JSON pointer gatesPath.
+func guardedPatchAt(gatesPath string, i int, gate string, value bool) []byte {
+	base := fmt.Sprintf("%s/%d", gatesPath, i)
 	ops := []map[string]interface{}{
 		{"op": "test", "path": base + "/name", "value": gate},
 		{"op": "add", "path": base + "/enabled", "value": value},
@@ -170,27 +181,36 @@ type ToggleResult struct {
 	Method Method
 	// Noop is true when nothing was written (enabling a stable gate).
 	Noop bool
+	// Backend is where the gate was written: the CRD (native, also when empty) or its
+	// CustomResourceFeatureGates object (policies).
+	Backend Backend
 	// Attempts is the number of guarded JSON patches sent (MethodPatch).
 	Attempts int
-	// CRD is the CRD as the server returned it after the write (or as read, for a noop).
+	// CRD is the CRD as the server returned it after the write (or as read, for a noop); on
+	// the policies backend, with the gates of the parameter object the server returned.
 	CRD *apiextensionsv1.CustomResourceDefinition
 }
 
 // Toggler writes one gate's enabled.
 type Toggler struct {
-	Client         apiextensionsv1client.CustomResourceDefinitionInterface
+	Client apiextensionsv1client.CustomResourceDefinitionInterface
+	// Params reads and writes the CustomResourceFeatureGates objects of the policies
+	// backend; when nil, only the native backend is detected.
+	Params         dynamic.Interface
 	FieldManager   string
 	Method         Method
 	ForceConflicts bool
 	DryRun         bool
 }
 
-// Toggle sets enabled=value on the CRD's gate named gate.
+// Toggle sets enabled=value on the CRD's gate named gate, in the object that holds its gate
+// states: the CRD, or on the policies backend its CustomResourceFeatureGates object.
 func (t *Toggler) Toggle(ctx context.Context, crdName, gate string, value bool) (*ToggleResult, error) {
-	crd, err := getCRD(ctx, t.Client, crdName)
+	g, err := t.read(ctx, crdName)
 	if err != nil {
 		return nil, err
 	}
+	crd := g.CRD
 	noop, err := checkToggle(crd, gate, value)
 	if err != nil {
 		return nil, err
@@ -198,12 +218,12 @@ func (t *Toggler) Toggle(ctx context.Context, crdName, gate string, value bool) 
 	method := t.Method
 	if method == "" || method == MethodAuto {
 		method = MethodApply
-		if ManagedByClientSideApply(crd) {
+		if g.managedByClientSideApply() {
 			method = MethodPatch
 		}
 	}
 	if noop {
-		return &ToggleResult{Method: method, Noop: true, CRD: crd}, nil
+		return &ToggleResult{Method: method, Noop: true, Backend: g.Backend, CRD: crd}, nil
 	}
 	var dryRun []string
 	if t.DryRun {
@@ -212,11 +232,11 @@ func (t *Toggler) Toggle(ctx context.Context, crdName, gate string, value bool) 
 	switch method {
 	case MethodApply:
 		force := t.ForceConflicts
-		body, err := ApplyBody(crd, t.FieldManager, gate, value)
+		body, err := g.applyBody(t.FieldManager, []GateValue{{gate, value}})
 		if err != nil {
 			return nil, err
 		}
-		out, err := t.Client.Patch(ctx, crdName, types.ApplyPatchType, body,
+		out, err := t.patch(ctx, g, types.ApplyPatchType, body,
 			metav1.PatchOptions{FieldManager: t.FieldManager, Force: &force, DryRun: dryRun})
 		if err != nil {
 			if apierrors.IsConflict(err) {
@@ -224,7 +244,7 @@ func (t *Toggler) Toggle(ctx context.Context, crdName, gate string, value bool) 
 			}
 			return nil, fmt.Errorf("server-side apply of %s %s as field manager %q: %w", crdName, gate, t.FieldManager, err)
 		}
-		return &ToggleResult{Method: method, CRD: out}, nil
+		return &ToggleResult{Method: method, Backend: g.Backend, CRD: out.CRD}, nil
 	case MethodPatch:
 		for attempt := 1; ; attempt++ {
 			i, err := findGate(crd, gate)
@@ -234,10 +254,10 @@ func (t *Toggler) Toggle(ctx context.Context, crdName, gate string, value bool) 
 			if _, err := checkToggle(crd, gate, value); err != nil {
 				return nil, err
 			}
-			out, err := t.Client.Patch(ctx, crdName, types.JSONPatchType, GuardedPatch(i, gate, value),
+			out, err := t.patch(ctx, g, types.JSONPatchType, guardedPatchAt(g.gatesPath(), i, gate, value),
 				metav1.PatchOptions{FieldManager: t.FieldManager, DryRun: dryRun})
 			if err == nil {
-				return &ToggleResult{Method: method, Attempts: attempt, CRD: out}, nil
+				return &ToggleResult{Method: method, Attempts: attempt, Backend: g.Backend, CRD: out.CRD}, nil
 			}
 			if !isPatchApplyFailure(err) {
 				return nil, fmt.Errorf("JSON patch of %s %s: %w", crdName, gate, err)
@@ -246,15 +266,18 @@ func (t *Toggler) Toggle(ctx context.Context, crdName, gate string, value bool) 
 			// say which operation failed; read the CRD again: if the gate is no longer at
 			// index i, the gates were reordered since crd was read and the test op saved us
 			// from changing another gate, so retry at the new index.
-			if crd, err = getCRD(ctx, t.Client, crdName); err != nil {
-				return nil, err
+			sent := guardedPatchAt(g.gatesPath(), i, gate, value)
+			fresh, rerr := t.read(ctx, crdName)
+			if rerr != nil {
+				return nil, rerr
 			}
+			g, crd = fresh, fresh.CRD
 			j, ferr := findGate(crd, gate)
 			if ferr != nil {
 				return nil, ferr
 			}
 			if j == i {
-				return nil, fmt.Errorf("JSON patch of %s %s: the server could not apply %s: %w", crdName, gate, GuardedPatch(i, gate, value), err)
+				return nil, fmt.Errorf("JSON patch of %s %s: the server could not apply %s: %w", crdName, gate, sent, err)
 			}
 			if attempt == maxPatchAttempts {
 				return nil, fmt.Errorf("JSON patch of %s %s: gate %s moved in the list on each of %d attempts, nothing was changed", crdName, gate, gate, attempt)
@@ -283,7 +306,10 @@ func newToggleCommand(o *Options, value bool) *cobra.Command {
 	t := &Toggler{FieldManager: DefaultFieldManager, Method: MethodAuto}
 	var method string
 	var skipUsage bool
-	long := fmt.Sprintf(`Set enabled: %v on the feature gate named GATE of the CRD.
+	long := fmt.Sprintf(`Set enabled: %v on the feature gate named GATE of the CRD: in its
+spec.customFeatureGates, or, when the CRD's gates live in the CustomResourceFeatureGates
+object named like it (a stock kube-apiserver with generated admission policies), in that
+object, the same way; the CRD is then not changed.
 
 By default (--method=auto) this is a server-side apply of just that gate's name and
 enabled, under the field manager given by --field-manager: that manager then owns
@@ -321,13 +347,13 @@ of the CRD; --skip-usage skips it. If the count fails, nothing is changed.`
 			if t.FieldManager == "" {
 				return fmt.Errorf("--field-manager must not be empty")
 			}
-			c, err := o.newClient()
+			r, err := o.gateReader()
 			if err != nil {
 				return err
 			}
-			t.Client = c
+			t.Client, t.Params = r.crds, r.params
 			if !value && !skipUsage {
-				if err := o.printDisableUsage(cmd.Context(), c, args[0], args[1]); err != nil {
+				if err := o.printDisableUsage(cmd.Context(), r, args[0], args[1]); err != nil {
 					return err
 				}
 			}
@@ -351,11 +377,12 @@ of the CRD; --skip-usage skips it. If the count fails, nothing is changed.`
 // printDisableUsage prints, before disable acts, how many stored objects hold values at the
 // fields of the gate. A gate that cannot be disabled fails here, before any object is
 // listed; so does a failed count, before anything is changed.
-func (o *Options) printDisableUsage(ctx context.Context, c apiextensionsv1client.CustomResourceDefinitionInterface, crdName, gate string) error {
-	crd, err := getCRD(ctx, c, crdName)
+func (o *Options) printDisableUsage(ctx context.Context, r *gateReader, crdName, gate string) error {
+	g, err := r.get(ctx, crdName)
 	if err != nil {
 		return err
 	}
+	crd := g.CRD
 	if _, err := checkToggle(crd, gate, false); err != nil {
 		return err
 	}
@@ -374,14 +401,15 @@ func (o *Options) printDisableUsage(ctx context.Context, c apiextensionsv1client
 }
 
 func printToggle(w io.Writer, crd, gate, verb string, t *Toggler, res *ToggleResult) error {
+	ref := objectRef(res.Backend, crd)
 	unmet, unmetAnyOf := unmetRequires(res.CRD, gate)
 	if res.Noop {
 		if g := apihelpers.FindCustomFeatureGate(res.CRD, gate); g != nil && (len(g.Requires) > 0 || len(g.RequiresAnyOf) > 0) {
-			_, err := fmt.Fprintf(w, "customresourcedefinition.apiextensions.k8s.io/%s: feature gate %s is stable, so enabled only by the gates it requires (%s); nothing to change; state: %s\n",
-				crd, gate, requiredGates(g.Requires, g.RequiresAnyOf), stateText(gateState(res.CRD, gate), unmet, unmetAnyOf))
+			_, err := fmt.Fprintf(w, "%s: feature gate %s is stable, so enabled only by the gates it requires (%s); nothing to change; state: %s\n",
+				ref, gate, requiredGates(g.Requires, g.RequiresAnyOf), stateText(gateState(res.CRD, gate), unmet, unmetAnyOf))
 			return err
 		}
-		_, err := fmt.Fprintf(w, "customresourcedefinition.apiextensions.k8s.io/%s: feature gate %s is stable and always enabled; nothing to change\n", crd, gate)
+		_, err := fmt.Fprintf(w, "%s: feature gate %s is stable and always enabled; nothing to change\n", ref, gate)
 		return err
 	}
 	how := fmt.Sprintf("server-side apply, field manager %s", t.FieldManager)
@@ -392,8 +420,8 @@ func printToggle(w io.Writer, crd, gate, verb string, t *Toggler, res *ToggleRes
 	if t.DryRun {
 		dry = " (server dry run)"
 	}
-	if _, err := fmt.Fprintf(w, "customresourcedefinition.apiextensions.k8s.io/%s: feature gate %s %sd (%s); state: %s%s\n",
-		crd, gate, verb, how, stateText(gateState(res.CRD, gate), unmet, unmetAnyOf), dry); err != nil {
+	if _, err := fmt.Fprintf(w, "%s: feature gate %s %sd (%s); state: %s%s\n",
+		ref, gate, verb, how, stateText(gateState(res.CRD, gate), unmet, unmetAnyOf), dry); err != nil {
 		return err
 	}
 	if verb == "enable" && len(unmet) > 0 {

@@ -55,6 +55,9 @@ type UsageReport struct {
 	// Objects is the number of objects read by the first list.
 	Objects int         `json:"objects"`
 	Gates   []GateUsage `json:"gates"`
+	// Backend is "policies" when the gate states live in the CRD's CustomResourceFeatureGates
+	// object, and empty when they live in its spec.customFeatureGates (native).
+	Backend Backend `json:"backend,omitempty"`
 }
 
 // GateUsage is how many objects hold values at the fields of one gate.
@@ -391,11 +394,11 @@ namespace/name.`,
 }
 
 func (o *Options) runUsage(ctx context.Context, name string, gates []string, opts UsageOptions) error {
-	c, err := o.newClient()
+	r, err := o.gateReader()
 	if err != nil {
 		return err
 	}
-	crd, err := getCRD(ctx, c, name)
+	g, err := r.get(ctx, name)
 	if err != nil {
 		return err
 	}
@@ -403,9 +406,12 @@ func (o *Options) runUsage(ctx context.Context, name string, gates []string, opt
 	if err != nil {
 		return err
 	}
-	report, err := ScanUsage(ctx, dc, crd, gates, opts)
+	report, err := ScanUsage(ctx, dc, g.CRD, gates, opts)
 	if err != nil {
 		return err
+	}
+	if g.Backend == BackendPolicies {
+		report.Backend = g.Backend
 	}
 	return o.print("FeatureGateUsage", report, func(w io.Writer) error {
 		return printUsageTable(w, report, opts.Examples > 0)
@@ -424,6 +430,9 @@ func (o *Options) dynamic() (dynamic.Interface, error) {
 // column only when examples were asked for; then a note for each gate counted at the fields
 // of a version other than the storage version.
 func printUsageTable(w io.Writer, r *UsageReport, examples bool) error {
+	if src := gatesSource(r.Backend, r.CRD); src != "" {
+		fmt.Fprintf(w, "# %s\n", src)
+	}
 	fmt.Fprintf(w, "# %s, storage version %s: %s scanned\n", r.CRD, r.Version, objectCount(r.Objects))
 	header := "GATE\tSTAGE\tSTATE\tOBJECTS"
 	if examples {

@@ -392,10 +392,11 @@ version: v1
 		wantErr:      `customresourcedefinition "widgets.example.com" declares no feature gate named "NoSuchGate"; its gates are: ImageGate, ReplicasGate`,
 		wantRequests: []string{},
 	}, {
+		// Neither backend: the CRD's CustomResourceFeatureGates object is looked for.
 		name:         "a CRD without gates",
 		crd:          noGates,
-		wantErr:      `customresourcedefinition "widgets.example.com" declares no feature gates (spec.customFeatureGates is empty)`,
-		wantRequests: []string{},
+		wantErr:      `customresourcedefinition "widgets.example.com" declares no field feature gates: neither spec.customFeatureGates nor a CustomResourceFeatureGates object of that name`,
+		wantRequests: []string{"get featuregates.apiextensions.x-k8s.io/v1alpha1, Resource=customresourcefeaturegates"},
 	}, {
 		name:         "unknown CRD",
 		crd:          replicasCRD(true),
