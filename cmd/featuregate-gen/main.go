@@ -48,6 +48,12 @@ limitations under the License.
 // package openshift):
 //
 //	featuregate-gen openshift --dir DIR --out DIR [--groups config/v1,...] [--cluster-profile SelfManagedHA]
+//
+// The subcommand policies writes, for a stock kube-apiserver, each gated CRD without its
+// gates, the object that holds the gate states and the admission policies that enforce them
+// (see package policies):
+//
+//	featuregate-gen policies --crds FILE|DIR[,...] --out DIR [--check]
 package main
 
 import (
@@ -71,6 +77,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "openshift" {
 		return runOpenShift(args[1:], stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "policies" {
+		return runPolicies(args[1:], stdout, stderr)
+	}
 	fs := flag.NewFlagSet("featuregate-gen", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	paths := fs.String("paths", "", "Go package patterns of the API types, comma-separated (as controller-gen's paths=), e.g. ./api/...")
@@ -81,9 +90,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "Usage: featuregate-gen -paths ./api/... -crd-dir config/crd/bases [-field-paths] [-check]")
 		fmt.Fprintln(stderr, "       featuregate-gen channels --standard DIR --experimental DIR --out DIR [--gates FILE]")
 		fmt.Fprintln(stderr, "       featuregate-gen openshift --dir DIR --out DIR [--groups config/v1,...] [--cluster-profile SelfManagedHA]")
+		fmt.Fprintln(stderr, "       "+strings.TrimPrefix(policiesUsage, "Usage: "))
 		fmt.Fprintln(stderr, "\nSubcommands:")
 		fmt.Fprintln(stderr, "  channels   merge a project's standard and experimental CRD channels into gated CRDs")
 		fmt.Fprintln(stderr, "  openshift  merge OpenShift's per-gate CRD manifests into one gated CRD per type")
+		fmt.Fprintln(stderr, "  policies   write gated CRDs for a stock kube-apiserver, with admission policies that enforce their gates")
 		fmt.Fprintln(stderr, "\nFlags:")
 		fs.PrintDefaults()
 	}

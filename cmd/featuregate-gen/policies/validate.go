@@ -1,0 +1,334 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package policies
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/featuregates"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+)
+
+// The validating policies check, in the storage version, what CRD validation checks on our
+// server with the gate states: the gated keywords (x-kubernetes-feature-gated-validations),
+// the rules that read featureGates, and a scale write to a disabled replicas path. Each
+// check runs on every value at its node's path (the items of a list, the values of a map),
+// as the value `self`; a rule sees its gates as `featureGates.<Name>`, a map of the gate
+// states, so that its text is the CRD's. Like CRD validation ratcheting, a value left as
+// stored is not judged again: a check passes where the value at its path, or the list or
+// map that holds it, is unchanged by an update.
+
+// validating writes the Deny and Warn policies and their bindings into the result.
+func (g *gen) validating() {
+	notScale := `request.subResource != "scale"`
+	for _, k := range g.keywords {
+		g.keywordChecks(k, notScale)
+	}
+	for _, r := range g.rules {
+		g.ruleCheck(r, notScale)
+	}
+	subs := g.subresources()
+	g.scaleCheck()
+	if len(g.validations) > 0 {
+		g.res.Validating, g.res.ValidatingBinding = g.vap(g.policyName(), g.validations, admissionregistrationv1.Deny, subs)
+	}
+	g.deprecations()
+	if len(g.warnings) > 0 {
+		var statusOnly []string
+		for _, s := range subs {
+			if s == "status" {
+				statusOnly = append(statusOnly, s)
+			}
+		}
+		g.res.Deprecation, g.res.DeprecationBinding = g.vap(g.deprecationPolicyName(), g.warnings, admissionregistrationv1.Warn, statusOnly)
+	}
+}
+
+func (g *gen) subresources() []string {
+	var subs []string
+	if v := g.storageVersion(); v != nil && v.Subresources != nil {
+		if v.Subresources.Status != nil {
+			subs = append(subs, "status")
+		}
+		if v.Subresources.Scale != nil {
+			subs = append(subs, "scale")
+		}
+	}
+	return subs
+}
+
+func (g *gen) vap(name string, validations []admissionregistrationv1.Validation, action admissionregistrationv1.ValidationAction, subs []string) (*admissionregistrationv1.ValidatingAdmissionPolicy, *admissionregistrationv1.ValidatingAdmissionPolicyBinding) {
+	return &admissionregistrationv1.ValidatingAdmissionPolicy{
+			TypeMeta:   metav1.TypeMeta{APIVersion: "admissionregistration.k8s.io/v1", Kind: "ValidatingAdmissionPolicy"},
+			ObjectMeta: g.meta(name),
+			Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
+				ParamKind:        g.paramKind(),
+				MatchConstraints: g.matchResources(subs...),
+				Variables:        g.gateVariables(),
+				Validations:      validations,
+				FailurePolicy:    ptr.To(admissionregistrationv1.Fail),
+			},
+		}, &admissionregistrationv1.ValidatingAdmissionPolicyBinding{
+			TypeMeta:   metav1.TypeMeta{APIVersion: "admissionregistration.k8s.io/v1", Kind: "ValidatingAdmissionPolicyBinding"},
+			ObjectMeta: g.meta(name),
+			Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{
+				PolicyName:        name,
+				ParamRef:          g.paramRef(),
+				ValidationActions: []admissionregistrationv1.ValidationAction{action},
+			},
+		}
+}
+
+// everyValue returns a CEL condition that holds when body (a condition on `self`) holds for
+// every value at steps below base (a present value), or when that value, or the list or map
+// that holds it, is what the stored object has there (oldBase, an optional), if ratchet.
+func everyValue(base, oldBase string, steps []featuregates.Step, body string, ratchet bool, d int) string {
+	var names []string
+	rest := steps
+	for len(rest) > 0 && !rest[0].Wildcard {
+		names = append(names, rest[0].Field)
+		rest = rest[1:]
+	}
+	a := anchor{newV: base, oldV: oldBase}
+	newV, oldV := a.newAt(names), a.oldAt(names)
+	unchanged := ""
+	if ratchet {
+		unchanged = fmt.Sprintf("%s == %s || ", oldV, newV)
+	}
+	if len(rest) == 0 {
+		return fmt.Sprintf("(!%s.hasValue() || %s[%s.value()].all(self, %s))", newV, unchanged, newV, body)
+	}
+	k, v := fmt.Sprintf("k%d", d), fmt.Sprintf("v%d", d)
+	inner := everyValue(v, "optional.none()", rest[1:], body, false, d+1)
+	if len(rest) == 1 {
+		inner = fmt.Sprintf("[%s].all(self, %s)", v, body)
+	}
+	return fmt.Sprintf("(!%s.hasValue() || %s!(type(%s.value()) == list || type(%s.value()) == map) || %s.value().all(%s, %s, %s))",
+		newV, unchanged, newV, newV, newV, k, v, inner)
+}
+
+// displayPath is a path as API errors print it: spec.rules[*].name, without the leading dot.
+func displayPath(steps []featuregates.Step) string {
+	p := strings.TrimPrefix(pathString(steps), ".")
+	if p == "" {
+		return "<root>"
+	}
+	return p
+}
+
+// keywordChecks adds one check per gated-keyword entry of a node.
+func (g *gen) keywordChecks(k movedKeywords, guard string) {
+	at := displayPath(k.steps)
+	for _, e := range k.entries {
+		var conds, what []string
+		str := func(c string) string { return "type(self) != string || " + c }
+		num := func(c string) string { return "!(type(self) == int || type(self) == double) || " + c }
+		if len(e.Enum) > 0 {
+			lits := make([]string, 0, len(e.Enum))
+			for _, v := range e.Enum {
+				l, err := jsonLiteral(v.Raw)
+				if err != nil {
+					g.differ(pathString(k.steps), e.FeatureGate, fmt.Sprintf("gated enum value %s has no CEL form and is not checked", string(v.Raw)))
+					continue
+				}
+				lits = append(lits, l)
+			}
+			conds = append(conds, fmt.Sprintf("self in [%s]", strings.Join(lits, ", ")))
+			vals := make([]string, len(e.Enum))
+			for i, v := range e.Enum {
+				vals[i] = string(v.Raw)
+			}
+			what = append(what, "supported values: "+strings.Join(vals, ", "))
+		}
+		if e.Pattern != "" {
+			conds = append(conds, str(fmt.Sprintf("self.matches(%s)", celString(e.Pattern))))
+			what = append(what, "should match "+strconv.Quote(e.Pattern))
+		}
+		bound := func(p *int64, op, sizeOf, kind, desc string) {
+			if p != nil {
+				conds = append(conds, kind+fmt.Sprintf("size(self) %s %d", op, *p))
+				what = append(what, fmt.Sprintf("%s %d", desc, *p))
+			}
+		}
+		bound(e.MaxLength, "<=", "", "type(self) != string || ", "may not be longer than")
+		bound(e.MinLength, ">=", "", "type(self) != string || ", "should be at least")
+		bound(e.MaxItems, "<=", "", "type(self) != list || ", "must have at most items:")
+		bound(e.MinItems, ">=", "", "type(self) != list || ", "should have at least items:")
+		bound(e.MaxProperties, "<=", "", "type(self) != map || ", "must have at most properties:")
+		bound(e.MinProperties, ">=", "", "type(self) != map || ", "should have at least properties:")
+		if e.Maximum != nil {
+			op := "<="
+			if e.ExclusiveMaximum {
+				op = "<"
+			}
+			lit, _ := celDouble(*e.Maximum)
+			conds = append(conds, num(fmt.Sprintf("double(self) %s %s", op, lit)))
+			what = append(what, fmt.Sprintf("must be %s %v", op, *e.Maximum))
+		}
+		if e.Minimum != nil {
+			op := ">="
+			if e.ExclusiveMinimum {
+				op = ">"
+			}
+			lit, _ := celDouble(*e.Minimum)
+			conds = append(conds, num(fmt.Sprintf("double(self) %s %s", op, lit)))
+			what = append(what, fmt.Sprintf("must be %s %v", op, *e.Minimum))
+		}
+		if e.MultipleOf != nil {
+			m := *e.MultipleOf
+			if m == float64(int64(m)) && m > 0 {
+				conds = append(conds, fmt.Sprintf("type(self) != int || self %% %d == 0", int64(m)))
+				what = append(what, fmt.Sprintf("must be a multiple of %v", m))
+			} else {
+				g.differ(pathString(k.steps), e.FeatureGate, fmt.Sprintf("gated multipleOf %v (not a positive integer) is not checked", m))
+			}
+		}
+		for _, r := range e.Required {
+			conds = append(conds, fmt.Sprintf("type(self) != map || %s in self", celString(r)))
+			what = append(what, "requires "+r)
+		}
+		if e.Format != "" {
+			g.differ(pathString(k.steps), e.FeatureGate, fmt.Sprintf("gated format %q is not checked: a policy has no format check of the schema's kind", e.Format))
+		}
+		if len(conds) == 0 {
+			continue
+		}
+		for i := range conds {
+			conds[i] = "(" + conds[i] + ")"
+		}
+		state := gateVar(e.FeatureGate)
+		if !e.Enabled {
+			state = "!" + state
+		}
+		g.validations = append(g.validations, admissionregistrationv1.Validation{
+			Expression: fmt.Sprintf("%s || !(%s) || %s", guard, state, everyValue("object", oldRoot, k.steps, strings.Join(conds, " && "), true, 0)),
+			Message:    fmt.Sprintf("%s: Invalid value: %s (while feature gate %s is %s)", at, strings.Join(what, "; "), e.FeatureGate, onOff(e.Enabled)),
+			Reason:     ptr.To(metav1.StatusReasonInvalid),
+		})
+	}
+}
+
+func onOff(b bool) string {
+	if b {
+		return "enabled"
+	}
+	return "disabled"
+}
+
+// ruleCheck adds the check of one rule that reads featureGates.
+func (g *gen) ruleCheck(r movedRule, guard string) {
+	at := pathString(r.steps)
+	body, err := policyRule(r.rule.Rule)
+	if err != nil {
+		g.differ(at, "", fmt.Sprintf("rule %q is not checked: %v", r.rule.Rule, err))
+		return
+	}
+	if r.formats {
+		g.differ(at, "", fmt.Sprintf("rule %q reads a value whose format (duration, date-time, date or byte) CRD validation types for CEL; the policy reads it as a string", r.rule.Rule))
+	}
+	if strings.Contains(r.rule.Rule, "oldSelf") {
+		g.differ(at, "", fmt.Sprintf("transition rule %q (it reads oldSelf) is not checked by the policy", r.rule.Rule))
+		return
+	}
+	if r.rule.MessageExpression != "" {
+		g.differ(at, "", fmt.Sprintf("rule %q: its messageExpression is not used; the policy's message is the rule's message", r.rule.Rule))
+	}
+	names := make([]string, 0, len(g.gates))
+	for _, gate := range g.gates {
+		names = append(names, gate.Name)
+	}
+	sort.Strings(names)
+	entries := make([]string, len(names))
+	for i, n := range names {
+		entries[i] = celString(n) + ": " + gateVar(n)
+	}
+	// featureGates is bound as the variable of a one-item comprehension, as self is.
+	body = fmt.Sprintf("[{%s}].all(featureGates, %s)", strings.Join(entries, ", "), body)
+	msg := r.rule.Message
+	if msg == "" {
+		msg = "failed rule: " + r.rule.Rule
+	}
+	fp := displayPath(r.steps)
+	if r.rule.FieldPath != "" {
+		fp += r.rule.FieldPath
+	}
+	v := admissionregistrationv1.Validation{
+		Expression: fmt.Sprintf("%s || %s", guard, everyValue("object", oldRoot, r.steps, body, true, 0)),
+		Message:    fmt.Sprintf("%s: Invalid value: %s", fp, msg),
+		Reason:     ptr.To(metav1.StatusReasonInvalid),
+	}
+	if r.rule.Reason != nil {
+		switch *r.rule.Reason {
+		case apiextensionsv1.FieldValueForbidden:
+			v.Reason = ptr.To(metav1.StatusReasonForbidden)
+		}
+	}
+	g.validations = append(g.validations, v)
+}
+
+// scaleCheck refuses a scale write that would change a gated replicas path while it is
+// disabled. (Our server accepts it, does not apply it and warns; a scale write cannot be
+// mutated into a no-op on a stock server, since a Scale always carries replicas.)
+func (g *gen) scaleCheck() {
+	v := g.storageVersion()
+	if v == nil || v.Subresources == nil || v.Subresources.Scale == nil {
+		return
+	}
+	p, err := featuregates.ParsePath(v.Subresources.Scale.SpecReplicasPath)
+	if err != nil {
+		return
+	}
+	chain := g.chainOf(p.Steps(), true)
+	if len(chain) == 0 {
+		return
+	}
+	g.validations = append(g.validations, admissionregistrationv1.Validation{
+		Expression: fmt.Sprintf(`request.subResource != "scale" || (%s) || (oldObject != null && object.spec.replicas == oldObject.spec.replicas && oldObject.spec.replicas != 0)`, live(chain)),
+		Message:    fmt.Sprintf("%s cannot be scaled: feature gate %s is disabled", p.String(), strings.Join(chain, ", ")),
+		Reason:     ptr.To(metav1.StatusReasonInvalid),
+	})
+	g.differ(p.String(), chain[len(chain)-1], "a scale write while the replicas path is disabled is refused (422); our server accepts it, leaves replicas as stored and warns")
+}
+
+// deprecations adds one Warn check per gated path of a deprecated gate: the path is live and
+// the write sets or changes a value there.
+func (g *gen) deprecations() {
+	byName := map[string]apiextensionsv1.CustomResourceDefinitionFeatureGate{}
+	for _, gate := range g.gates {
+		byName[gate.Name] = gate
+	}
+	for _, p := range g.paths {
+		gate := byName[p.gate]
+		if gate.PreRelease != apiextensionsv1.CustomFeatureGateDeprecated {
+			continue
+		}
+		msg := fmt.Sprintf("%s is deprecated (feature gate %s)", p.path.String(), p.gate)
+		if gate.FieldDeprecationWarning != nil && *gate.FieldDeprecationWarning != "" {
+			msg = *gate.FieldDeprecationWarning
+		}
+		g.warnings = append(g.warnings, admissionregistrationv1.Validation{
+			Expression: fmt.Sprintf("!(%s) || %s", live(p.chain), everyValue("object", oldRoot, p.path.Steps(), "false", true, 0)),
+			Message:    msg,
+		})
+	}
+}
