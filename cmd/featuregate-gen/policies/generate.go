@@ -99,7 +99,7 @@ func Generate(crd *apiextensionsv1.CustomResourceDefinition) (*Result, error) {
 		g.paths = append(g.paths, gatedPath{path: p.Path, gate: p.Gate.Name})
 	}
 	sort.SliceStable(g.paths, func(i, j int) bool { return g.paths[i].path.String() < g.paths[j].path.String() })
-	g.walker = &walker{}
+	g.walker = &walker{schema: g.schema}
 	for i := range g.paths {
 		g.walker.gated = append(g.walker.gated, g.paths[i].path)
 		g.paths[i].chain = g.chainOf(g.paths[i].path.Steps(), true)
@@ -286,12 +286,12 @@ func (g *gen) mutating() error {
 	var muts []admissionregistrationv1.Mutation
 	root := anchor{newV: "object", oldV: oldRoot, ptr: rootPointer(), node: g.schema}
 	for _, p := range g.paths {
-		ops := g.walker.gateOps(root, resolveSteps(p.path, g.schema), nil, 0)
-		muts = append(muts, jsonPatch(fmt.Sprintf("%s ? [] : %s", live(p.chain), ops)))
+		ops := g.walker.gateOps(root, resolveSteps(p.path, g.schema))
+		muts = append(muts, jsonPatch(fmt.Sprintf("%s ? [] : (%s)", live(p.chain), ops)))
 	}
 	for _, d := range g.defaults {
-		ops := defaultOps(root, resolveSteps(d.path, g.schema), d.value, 0)
-		muts = append(muts, jsonPatch(fmt.Sprintf("%s ? %s : []", live(d.chain), ops)))
+		ops := g.walker.defaultOps(root, resolveSteps(d.path, g.schema), d.value)
+		muts = append(muts, jsonPatch(fmt.Sprintf("%s ? (%s) : []", live(d.chain), ops)))
 	}
 	var sub []string
 	if v := g.storageVersion(); v != nil && v.Subresources != nil && v.Subresources.Status != nil {
@@ -303,7 +303,7 @@ func (g *gen) mutating() error {
 		Spec: admissionregistrationv1.MutatingAdmissionPolicySpec{
 			ParamKind:          g.paramKind(),
 			MatchConstraints:   g.matchResources(sub...),
-			Variables:          g.gateVariables(),
+			Variables:          append(g.gateVariables(), g.walker.pairingVariables(root)...),
 			Mutations:          muts,
 			FailurePolicy:      ptr.To(admissionregistrationv1.Fail),
 			ReinvocationPolicy: admissionregistrationv1.IfNeededReinvocationPolicy,

@@ -18,6 +18,8 @@ package policies
 
 import (
 	"fmt"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"sort"
 	"strconv"
 	"strings"
@@ -46,6 +48,8 @@ const oldRoot = "variables.old"
 
 // walker builds the expressions of one CRD's storage version.
 type walker struct {
+	schema   *structuralschema.Structural
+	pairings []pairing
 	// relTrees holds, per list or map path (the path up to a wildcard), the gated paths
 	// below its items, for matching list items by content.
 	gated []featuregates.Path
@@ -174,76 +178,126 @@ func put(a anchor, names []string, value string) string {
 	return expr
 }
 
-// let binds name to the value of expr in body: CEL has no let in the policies' environment,
-// so the binding is a one-item list's map macro. It keeps the expressions linear in the
-// depth of the path instead of repeating the stored item's lookup at every use.
+// let binds name to the value of expr in body: the policies' environment has no cel.bind,
+// so the binding is a one-item list's map macro. It keeps an expression linear in the depth
+// of its path instead of repeating a stored value's lookup at every use.
 func let(name, expr, body string) string {
 	return fmt.Sprintf("[%s].map(%s, %s)[0]", expr, name, body)
 }
 
-// gateOps returns the ops that apply one effectively disabled gated path, steps from anchor a,
-// at wildcard depth d.
-func (w *walker) gateOps(a anchor, steps []step, prefix []featuregates.Step, d int) string {
+// pairing is a list without keys whose items the policy pairs with stored items by content:
+// the variable name holds the pairing (correlation) of every instance of the list in the
+// object, nested in the lists and maps of the wildcards above it and indexed like them.
+type pairing struct {
+	name string
+	// steps lead from the root to the list.
+	steps  []step
+	prefix []featuregates.Step
+}
+
+// pairingOf returns the pairing variable of the list at steps (from the root), registering
+// it on first use. Gated paths below one list share it, and it is computed once per
+// request (policy variables are), instead of inside every mutation that needs it.
+func (w *walker) pairingOf(steps []step, prefix []featuregates.Step) string {
+	key := pathString(prefix)
+	for _, p := range w.pairings {
+		if pathString(p.prefix) == key {
+			return p.name
+		}
+	}
+	name := fmt.Sprintf("pairing%d", len(w.pairings))
+	w.pairings = append(w.pairings, pairing{name: name, steps: append([]step(nil), steps...), prefix: append([]featuregates.Step(nil), prefix...)})
+	return name
+}
+
+// pairingVariables returns the variables of the pairings the mutations use, outer lists
+// first (a pairing reads the pairings of the lists above it).
+func (w *walker) pairingVariables(root anchor) []admissionregistrationv1.Variable {
+	var vars []admissionregistrationv1.Variable
+	for i := 0; i < len(w.pairings); i++ { // pairingOf may append while building
+		p := w.pairings[i]
+		expr := w.descend(root, p.steps, 0, nil, 0, "", false, func(a anchor, names []string, rest []step, here []featuregates.Step, d int, idx string) string {
+			nv, sc := fmt.Sprintf("nv%d", d), fmt.Sprintf("sc%d", d)
+			return let(sc, a.oldAt(names), let(nv, a.newAt(names), fmt.Sprintf("%s.hasValue() && type(%s.value()) == list ? %s : []", nv, nv,
+				correlation(nv+".value()", fmt.Sprintf("(%s.hasValue() && type(%s.value()) == list ? %s.value() : [])", sc, sc, sc), w.relTree(appendWildcard(here)), d))))
+		})
+		vars = append(vars, admissionregistrationv1.Variable{Name: p.name, Expression: expr})
+	}
+	return vars
+}
+
+// descend walks steps from anchor a through every wildcard: at each, it iterates the items
+// (values) of the new list (map) and binds each to its stored counterpart, then goes on below
+// it; the last run of field names, and a trailing wildcard, go to leaf. With ops, the result
+// is the flattened list of the leaves' op lists; otherwise it is the leaves' values nested in
+// lists and maps indexed like the object's (for pairing variables). idx is the CEL index
+// chain of the items iterated so far ([i0][k1]...), for reading pairing variables.
+func (w *walker) descend(a anchor, full []step, pos int, prefix []featuregates.Step, d int, idx string, ops bool,
+	leaf func(a anchor, names []string, rest []step, here []featuregates.Step, d int, idx string) string) string {
+	steps := full[pos:]
 	names, rest := splitRun(steps)
+	here := appendNames(prefix, names)
+	if len(rest) <= 1 {
+		return leaf(a, names, rest, here, d, idx)
+	}
 	node := a.node
 	if len(names) > 0 {
 		node = steps[len(names)-1].node
 	}
-	here := appendNames(prefix, names)
-	nv, sv := fmt.Sprintf("nv%d", d), fmt.Sprintf("sv%d", d)
-	if len(rest) == 0 {
-		// The gated value itself: the stored one back, or none.
-		return let(sv, a.oldAt(names), let(nv, a.newAt(names), fmt.Sprintf(
-			`%s.hasValue() ? (%s.hasValue() && %s.value() == %s.value() ? [] : %s) : (%s.hasValue() ? [JSONPatch{op: "remove", path: %s}] : [])`,
-			sv, nv, nv, sv, put(a, names, sv+".value()"), nv, a.ptrAt(names))))
-	}
 	ptr := a.ptrAt(names)
-	if len(rest) == 1 {
-		// Every item (value) is gated: where the write keeps the list (map), the stored items
-		// stay as they are and new ones go; a write that removes the list removes them.
-		empty := "{}"
-		if node != nil && node.Items != nil {
-			empty = "[]"
-		}
-		return let(sv, a.oldAt(names), let(nv, a.newAt(names), fmt.Sprintf(
-			`!%s.hasValue() ? [] : %s.hasValue() && size(%s.value()) > 0 ? (%s.value() == %s.value() ? [] : [JSONPatch{op: "replace", path: %s, value: %s.value()}]) : (size(%s.value()) > 0 ? [JSONPatch{op: "replace", path: %s, value: %s}] : [])`,
-			nv, sv, sv, nv, sv, ptr, sv, nv, ptr, empty)))
-	}
-	i, v := fmt.Sprintf("i%d", d), fmt.Sprintf("v%d", d)
-	sc, si := fmt.Sprintf("sc%d", d), fmt.Sprintf("si%d", d)
+	nv, sc := fmt.Sprintf("nv%d", d), fmt.Sprintf("sc%d", d)
+	i, v, si := fmt.Sprintf("i%d", d), fmt.Sprintf("v%d", d), fmt.Sprintf("si%d", d)
 	item := anchor{newV: v, oldV: si, ptr: ptr.dynamic("string(" + i + ")"), node: rest[0].node}
 	itemPrefix := appendWildcard(here)
-	var guard, stored string
-	wrap := func(body string) string { return body }
+	isMap := node != nil && node.Items == nil
+	var stored string
 	switch {
-	case node != nil && node.Items == nil:
-		// A map: values by key.
+	case isMap:
 		item.ptr = ptr.dynamic("jsonpatch.escapeKey(" + i + ")")
 		stored = fmt.Sprintf("%s.hasValue() && type(%s.value()) == map ? %s.value()[?%s] : optional.none()", sc, sc, sc, i)
-		guard = "map"
 	case node != nil && node.Extensions.XListType != nil && *node.Extensions.XListType == "map" && len(node.Extensions.XListMapKeys) > 0:
-		// A map list: items by their keys.
 		o := fmt.Sprintf("o%d", d)
 		var eq []string
 		for _, k := range node.Extensions.XListMapKeys {
 			eq = append(eq, fmt.Sprintf("%s == %s", optField(o, k), optField(v, k)))
 		}
 		stored = fmt.Sprintf("(%s.hasValue() && type(%s.value()) == list ? %s.value().filter(%s, %s) : [])[?0]", sc, sc, sc, o, strings.Join(eq, " && "))
-		guard = "list"
 	default:
-		// Another list: the pairing of new with stored items that our server's correlate
-		// computes, as a list M of stored indexes (-1: a new item), once per list.
-		ol, nl, m := fmt.Sprintf("ol%d", d), fmt.Sprintf("nl%d", d), fmt.Sprintf("m%d", d)
-		wrap = func(body string) string {
-			return let(ol, fmt.Sprintf("%s.hasValue() && type(%s.value()) == list ? %s.value() : []", sc, sc, sc),
-				let(nl, nv+".value()", let(m, correlation(nl, ol, w.relTree(itemPrefix), d), body)))
-		}
-		stored = fmt.Sprintf("%s[%s] >= 0 ? optional.of(%s[%s[%s]]) : optional.none()", m, i, ol, m, i)
-		guard = "list"
+		pv := "variables." + w.pairingOf(full[:pos+len(names)], here) + idx + "[" + i + "]"
+		stored = fmt.Sprintf("%s >= 0 && %s.hasValue() && type(%s.value()) == list && %s < size(%s.value()) ? optional.of(%s.value()[%s]) : optional.none()", pv, sc, sc, pv, sc, sc, pv)
 	}
-	inner := let(si, stored, w.gateOps(item, rest[1:], itemPrefix, d+1))
-	return let(sc, a.oldAt(names), let(nv, a.newAt(names), fmt.Sprintf("%s.hasValue() && type(%s.value()) == %s ? %s : []",
-		nv, nv, guard, wrap(fmt.Sprintf("%s.value().transformList(%s, %s, %s).flatten()", nv, i, v, inner)))))
+	inner := let(si, stored, w.descend(item, full, pos+len(names)+1, itemPrefix, d+1, idx+"["+i+"]", ops, leaf))
+	kind, empty, each := "list", "[]", fmt.Sprintf("%s.value().transformList(%s, %s, %s)", nv, i, v, inner)
+	if isMap {
+		kind = "map"
+		if !ops {
+			empty, each = "{}", fmt.Sprintf("%s.value().transformMap(%s, %s, %s)", nv, i, v, inner)
+		}
+	}
+	if ops {
+		each += ".flatten()"
+	}
+	return let(sc, a.oldAt(names), let(nv, a.newAt(names), fmt.Sprintf("%s.hasValue() && type(%s.value()) == %s ? %s : %s", nv, nv, kind, each, empty)))
+}
+
+// gateOps returns the ops that apply one effectively disabled gated path, steps from the
+// root anchor a.
+func (w *walker) gateOps(a anchor, steps []step) string {
+	return w.descend(a, steps, 0, nil, 0, "", true, func(a anchor, names []string, rest []step, here []featuregates.Step, d int, idx string) string {
+		nv, sv := fmt.Sprintf("nv%d", d), fmt.Sprintf("sv%d", d)
+		if len(rest) == 0 {
+			// The gated value itself: the stored one back, or none.
+			return let(sv, a.oldAt(names), let(nv, a.newAt(names), fmt.Sprintf(
+				`%s.hasValue() ? (%s.hasValue() && %s.value() == %s.value() ? [] : %s) : (%s.hasValue() ? [JSONPatch{op: "remove", path: %s}] : [])`,
+				sv, nv, nv, sv, put(a, names, sv+".value()"), nv, a.ptrAt(names))))
+		}
+		// Every item (value) is gated: where the write keeps the list (map), the stored items
+		// stay as they are and new ones go; a write that removes the list removes them.
+		ptr := a.ptrAt(names)
+		return let(sv, a.oldAt(names), let(nv, a.newAt(names), fmt.Sprintf(
+			`!%s.hasValue() ? [] : %s.hasValue() && size(%s.value()) > 0 ? (%s.value() == %s.value() ? [] : [JSONPatch{op: "replace", path: %s, value: %s.value()}]) : (size(%s.value()) > 0 ? [JSONPatch{op: "replace", path: %s, value: type(%s.value()) == list ? dyn([]) : dyn({})}] : [])`,
+			nv, sv, sv, nv, sv, ptr, sv, nv, ptr, nv)))
+	})
 }
 
 // correlation returns the CEL list that pairs the items of the new list nl with the stored
@@ -260,7 +314,7 @@ func correlation(nl, ol string, t *tree, d int) string {
 	n := func(s string) string { return fmt.Sprintf("%s%d", s, d) }
 	a, b, c := n("ca"), n("cb"), n("cc")
 	e, nn, m1, mo, gn, gs, on, os, mono, gapN, gapO, un, uo := n("ce"), n("cnn"), n("cm"), n("cmo"), n("cgn"), n("cgs"), n("con"), n("cos"), n("cmono"), n("cgapn"), n("cgapo"), n("cun"), n("cuo")
-	eq := func(x, y string) string { return equalOutside(x, y, t, d) }
+	pn, po, x := n("cpn"), n("cpo"), n("cx")
 	groups := fmt.Sprintf("lists.range(size(%s)).map(%s, %s)", nl, a,
 		let(gn, fmt.Sprintf("lists.range(size(%s)).filter(%s, %s[%s][%s])", nl, b, nn, a, b),
 			let(gs, fmt.Sprintf("lists.range(size(%s)).filter(%s, %s[%s][%s])", ol, b, e, a, b),
@@ -277,34 +331,23 @@ func correlation(nl, ol string, t *tree, d int) string {
 						let(un, fmt.Sprintf("lists.range(size(%s)).filter(%s, %s[%s] < 0 && %s[%s] == %s[%s])", nl, b, m1, b, gapN, b, gapN, a),
 							let(uo, fmt.Sprintf("lists.range(size(%s)).filter(%s, !%s[%s] && %s[%s] == %s[%s])", ol, b, mo, b, gapO, b, gapN, a),
 								fmt.Sprintf("size(%s) == size(%s) ? %s[%s.indexOf(%s)] : -1", un, uo, uo, un, a))))))))
-	return let(e, fmt.Sprintf("lists.range(size(%s)).map(%s, lists.range(size(%s)).map(%s, %s))", nl, a, ol, b, eq(nl+"["+a+"]", ol+"["+b+"]")),
-		let(nn, fmt.Sprintf("lists.range(size(%s)).map(%s, lists.range(size(%s)).map(%s, %s))", nl, a, nl, b, eq(nl+"["+a+"]", nl+"["+b+"]")),
-			let(m1, groups, gapsStep)))
+	return let(pn, fmt.Sprintf("%s.map(%s, %s)", nl, x, project(x, t, d)),
+		let(po, fmt.Sprintf("%s.map(%s, %s)", ol, x, project(x, t, d)),
+			let(e, fmt.Sprintf("lists.range(size(%s)).map(%s, lists.range(size(%s)).map(%s, %s[%s] == %s[%s]))", nl, a, ol, b, pn, a, po, b),
+				let(nn, fmt.Sprintf("lists.range(size(%s)).map(%s, lists.range(size(%s)).map(%s, %s[%s] == %s[%s]))", nl, a, nl, b, pn, a, pn, b),
+					let(m1, groups, gapsStep)))))
 }
 
-// defaultOps returns the ops that set a schema default at steps from a where the value's
-// parent exists and the value does not.
-func defaultOps(a anchor, steps []step, value string, d int) string {
-	names, rest := splitRun(steps)
-	if len(rest) == 0 {
+// defaultOps returns the ops that set a schema default at steps from the root anchor a where
+// the value's parent exists and the value does not.
+func (w *walker) defaultOps(a anchor, steps []step, value string) string {
+	return w.descend(a, steps, 0, nil, 0, "", true, func(a anchor, names []string, rest []step, here []featuregates.Step, d int, idx string) string {
+		if len(rest) > 0 || len(names) == 0 {
+			return "[]" // a default of every item of a list or map: the schema has none
+		}
 		return fmt.Sprintf(`%s.hasValue() && !%s.hasValue() ? [JSONPatch{op: "add", path: %s, value: %s}] : []`,
 			a.newAt(names[:len(names)-1]), a.newAt(names), a.ptrAt(names), value)
-	}
-	node := a.node
-	if len(names) > 0 {
-		node = steps[len(names)-1].node
-	}
-	newC, ptr := a.newAt(names), a.ptrAt(names)
-	i, v := fmt.Sprintf("i%d", d), fmt.Sprintf("v%d", d)
-	item := anchor{newV: v, oldV: "optional.none()", ptr: ptr.dynamic("string(" + i + ")"), node: rest[0].node}
-	guard := "list"
-	if node != nil && node.Items == nil {
-		item.ptr = ptr.dynamic("jsonpatch.escapeKey(" + i + ")")
-		guard = "map"
-	}
-	inner := defaultOps(item, rest[1:], value, d+1)
-	return fmt.Sprintf("%s.hasValue() && type(%s.value()) == %s ? %s.value().transformList(%s, %s, %s).flatten() : []",
-		newC, newC, guard, newC, i, v, inner)
+	})
 }
 
 // splitRun splits steps at the first wildcard: the field names before it, and the rest
@@ -337,6 +380,8 @@ func appendWildcard(p []featuregates.Step) []featuregates.Step {
 type tree struct {
 	fields   map[string]*tree
 	wildcard *tree
+	// wildcardMap is set when the wildcard iterates the values of a map (not a list's items).
+	wildcardMap bool
 	// gatedItems is set when the wildcard's values themselves are gated.
 	gatedItems bool
 }
@@ -349,6 +394,7 @@ func (w *walker) relTree(prefix []featuregates.Step) *tree {
 		if len(st) <= len(prefix) || !stepsHavePrefix(st, prefix) {
 			continue
 		}
+		resolved := resolveSteps(g, w.schema)
 		t := root
 		rel := st[len(prefix):]
 		for j, s := range rel {
@@ -360,6 +406,11 @@ func (w *walker) relTree(prefix []featuregates.Step) *tree {
 				}
 				if t.wildcard == nil {
 					t.wildcard = &tree{}
+				}
+				if at := len(prefix) + j - 1; at >= 0 {
+					if n := resolved[at].node; n != nil && n.Items == nil {
+						t.wildcardMap = true
+					}
 				}
 				t = t.wildcard
 				continue
@@ -394,47 +445,45 @@ func stepsHavePrefix(st, prefix []featuregates.Step) bool {
 	return true
 }
 
-// equalOutside returns a CEL condition: x and y are equal outside the gated paths of t.
-func equalOutside(x, y string, t *tree, d int) string {
+// project returns the CEL value of x without the gated paths of t (x's own gated paths
+// removed from maps, list items and map values projected the same way), so that two items
+// are the same item, outside the gated paths, exactly when their projections are equal.
+func project(x string, t *tree, d int) string {
 	if t == nil {
-		return "true"
+		return x
 	}
 	if t.gatedItems {
-		return "true"
+		return "0"
 	}
-	if len(t.fields) == 0 && t.wildcard == nil {
-		return fmt.Sprintf("%s == %s", x, y)
-	}
-	k := fmt.Sprintf("k%d", d)
+	k, e := fmt.Sprintf("pk%d", d), fmt.Sprintf("pe%d", d)
 	if t.wildcard != nil {
-		j, e := fmt.Sprintf("j%d", d), fmt.Sprintf("e%d", d)
-		inner := equalOutside(e, y+"["+j+"]", t.wildcard, d+1)
-		innerMap := equalOutside(e, y+"["+j+"]", t.wildcard, d+1)
-		return fmt.Sprintf("(type(%s) == list && type(%s) == list ? size(%s) == size(%s) && %s.all(%s, %s, %s) : type(%s) == map && type(%s) == map ? size(%s) == size(%s) && %s.all(%s, %s, %s in %s && %s) : %s == %s)",
-			x, y, x, y, x, j, e, inner, x, y, x, y, x, j, e, j, y, innerMap, x, y)
+		if t.wildcardMap {
+			return fmt.Sprintf("(type(%s) == map ? dyn(%s.transformMap(%s, %s, %s)) : %s)", x, x, k, e, project(e, t.wildcard, d+1), x)
+		}
+		return fmt.Sprintf("(type(%s) == list ? dyn(%s.map(%s, %s)) : %s)", x, x, e, project(e, t.wildcard, d+1), x)
+	}
+	if len(t.fields) == 0 {
+		return x
 	}
 	names := make([]string, 0, len(t.fields))
 	for n := range t.fields {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	quoted := make([]string, len(names))
-	for i, n := range names {
-		quoted[i] = celString(n)
-	}
-	list := "[" + strings.Join(quoted, ", ") + "]"
-	parts := []string{
-		fmt.Sprintf("%s.all(%s, %s in %s || (%s in %s && %s[%s] == %s[%s]))", x, k, k, list, k, y, x, k, y, k),
-		fmt.Sprintf("%s.all(%s, %s in %s || %s in %s)", y, k, k, list, k, x),
-	}
-	for i, n := range names {
-		sub := t.fields[n]
-		if sub == nil {
+	var gated []string
+	value := e
+	for i := len(names) - 1; i >= 0; i-- {
+		n := names[i]
+		if t.fields[n] == nil {
+			gated = append(gated, celString(n))
 			continue
 		}
-		q := quoted[i]
-		parts = append(parts, fmt.Sprintf("(%s in %s) == (%s in %s) && (!(%s in %s) || %s)",
-			q, x, q, y, q, x, equalOutside(x+"["+q+"]", y+"["+q+"]", sub, d+1)))
+		value = fmt.Sprintf("%s == %s ? %s : %s", k, celString(n), project(e, t.fields[n], d+1), value)
 	}
-	return fmt.Sprintf("(type(%s) == map && type(%s) == map ? %s : %s == %s)", x, y, strings.Join(parts, " && "), x, y)
+	sort.Strings(gated)
+	filter := "true"
+	if len(gated) > 0 {
+		filter = fmt.Sprintf("!(%s in [%s])", k, strings.Join(gated, ", "))
+	}
+	return fmt.Sprintf("(type(%s) == map ? dyn(%s.transformMap(%s, %s, %s, %s)) : %s)", x, x, k, e, filter, value, x)
 }

@@ -90,6 +90,9 @@ func policyRule(rule string) (string, error) {
 		key := fac.NewLiteral(next(), types.String(name))
 		operand := fac.CopyExpr(sel.Operand())
 		if sel.IsTestOnly() {
+			// has(x.__namespace__): the macro call is printed in place of its expansion,
+			// so it goes, and the expansion ("namespace" in x) is printed.
+			native.SourceInfo().ClearMacroCall(e.ID())
 			e.SetKindCase(fac.NewCall(next(), operators.In, key, operand))
 			return
 		}
