@@ -40,12 +40,12 @@ import (
 
 // validating writes the Deny and Warn policies and their bindings into the result.
 func (g *gen) validating() {
-	notScale := `request.subResource != "scale"`
+	onScale := `request.?subResource.orValue("") == "scale"`
 	for _, k := range g.keywords {
-		g.keywordChecks(k, notScale)
+		g.keywordChecks(k, onScale)
 	}
 	for _, r := range g.rules {
-		g.ruleCheck(r, notScale)
+		g.ruleCheck(r, onScale)
 	}
 	subs := g.subresources()
 	g.scaleCheck()
@@ -303,7 +303,7 @@ func (g *gen) scaleCheck() {
 		return
 	}
 	g.validations = append(g.validations, admissionregistrationv1.Validation{
-		Expression: fmt.Sprintf(`request.subResource != "scale" || (%s) || (oldObject != null && object.spec.replicas == oldObject.spec.replicas && oldObject.spec.replicas != 0)`, live(chain)),
+		Expression: fmt.Sprintf(`request.?subResource.orValue("") != "scale" || (%s) || (oldObject != null && object.spec.replicas == oldObject.spec.replicas && oldObject.spec.replicas != 0)`, live(chain)),
 		Message:    fmt.Sprintf("%s cannot be scaled: feature gate %s is disabled", p.String(), strings.Join(chain, ", ")),
 		Reason:     ptr.To(metav1.StatusReasonInvalid),
 	})
