@@ -36,9 +36,12 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"k8s.io/apiextensions-apiserver/cmd/featuregate-gen/channels"
+	"k8s.io/apiextensions-apiserver/cmd/featuregate-gen/crdmerge"
+	"k8s.io/apiextensions-apiserver/cmd/featuregate-gen/policies"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apiextensions-apiserver/test/featuregatetest"
 	"k8s.io/apiextensions-apiserver/test/localup"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/yaml"
 )
 
@@ -63,6 +66,10 @@ type setup struct {
 	stock   bool
 	crdDir  string
 	gatesOn bool
+	// policies runs the stock kube-apiserver with the gated set turned into stock CRDs and
+	// admission policies (featuregate-gen policies), every gate set to gatesOn in the
+	// parameter objects.
+	policies bool
 }
 
 // outcome is what a setup did with Gateway API's inputs.
@@ -110,18 +117,21 @@ func TestGatewayAPIStockVersusGated(t *testing.T) {
 	for _, channel := range []string{"standard", "experimental"} {
 		gates := map[string]string{"standard": "off", "experimental": "on"}[channel]
 		stockName, oursName := "stock, "+channel+" CRDs", "ours, gated CRDs, gates "+gates
+		policiesName := "stock + policies, gated CRDs, gates " + gates
 		stock := run(t, binDir, stockAPIServer, gw, channel, setup{name: stockName, stock: true, crdDir: filepath.Join(gw, "config", "crd", channel)})
 		ours := run(t, binDir, stockAPIServer, gw, channel, setup{name: oursName, crdDir: gated, gatesOn: gates == "on"})
+		withPolicies := run(t, binDir, stockAPIServer, gw, channel, setup{name: policiesName, stock: true, policies: true, crdDir: gated, gatesOn: gates == "on"})
 		for _, r := range []struct {
 			name string
 			o    *outcome
-		}{{stockName, stock}, {oursName, ours}} {
+		}{{stockName, stock}, {oursName, ours}, {policiesName, withPolicies}} {
 			fmt.Fprintf(&report, "| %s | %s | %d/%d | %d/%d | %d/%d |\n", channel, r.name,
 				count(r.o.examples, func(v string) bool { return v == "ok" }), len(r.o.examples),
 				count(r.o.invalid, func(v string) bool { return v != "" }), len(r.o.invalid),
 				count(r.o.cel, func(v string) bool { return v == "pass" }), len(r.o.cel))
 		}
 		intended = append(intended, compare(t, channel, stock, ours)...)
+		intended = append(intended, compare(t, channel+" (stock + policies)", stock, withPolicies)...)
 	}
 	if len(intended) > 0 {
 		fmt.Fprintln(&report, "\nDifferences that are the ones this project means to make:")
@@ -236,9 +246,14 @@ func run(t *testing.T, binDir, stockAPIServer, gw, channel string, s setup) *out
 	defer cp.Stop()
 	k := kubectl{bin: filepath.Join(binDir, "kubectl"), kubeconfig: cp.Kubeconfig}
 
-	crds, err := filepath.Glob(filepath.Join(s.crdDir, "*.yaml"))
+	crdDir := s.crdDir
+	var policyFiles []string
+	if s.policies {
+		crdDir, policyFiles = generatePolicies(t, s.crdDir, s.gatesOn)
+	}
+	crds, err := filepath.Glob(filepath.Join(crdDir, "*.yaml"))
 	if err != nil || len(crds) == 0 {
-		t.Fatalf("%s: no CRDs in %s", s.name, s.crdDir)
+		t.Fatalf("%s: no CRDs in %s", s.name, crdDir)
 	}
 	for _, f := range crds {
 		manifest, err := os.ReadFile(f)
@@ -249,7 +264,7 @@ func run(t *testing.T, binDir, stockAPIServer, gw, channel string, s setup) *out
 		if err := yaml.Unmarshal(manifest, &meta); err != nil || meta.Kind != "CustomResourceDefinition" {
 			continue // kustomization.yaml
 		}
-		if s.gatesOn {
+		if s.gatesOn && !s.policies {
 			manifest = enableAllGates(t, manifest)
 		}
 		if r := k.run(string(manifest), "apply", "--server-side", "-f", "-"); r.err != nil {
@@ -261,6 +276,9 @@ func run(t *testing.T, binDir, stockAPIServer, gw, channel string, s setup) *out
 	}
 	// The API discovery of the new kinds reaches kubectl's cache.
 	featuregatetest.WaitFor(t, time.Minute, s.name+": HTTPRoutes served", func() bool { return k.run("", "get", "httproutes", "-A").err == nil })
+	if s.policies {
+		installPolicies(t, k, s, policyFiles)
+	}
 
 	res := &outcome{examples: map[string]string{}, warnings: map[string][]string{}, stored: map[string]string{}, invalid: map[string]string{}, cel: map[string]string{}}
 	examples := filepath.Join(gw, "examples", channel)
@@ -288,6 +306,96 @@ func run(t *testing.T, binDir, stockAPIServer, gw, channel string, s setup) *out
 	res.cel = celSuite(t, gw, channel, cp.Kubeconfig)
 	t.Logf("%s: %d examples, %d invalid examples, %d CEL tests", s.name, len(res.examples), len(res.invalid), len(res.cel))
 	return res
+}
+
+// generatePolicies turns the gated CRD set in dir into what a stock kube-apiserver takes, as
+// `featuregate-gen policies` writes it: a directory of CRDs (the parameter kind's, each gated
+// CRD's stock form, the others as they are) and the policy manifests, with every gate of
+// the parameter objects set to on.
+func generatePolicies(t *testing.T, dir string, on bool) (string, []string) {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	crdDir, polDir := t.TempDir(), t.TempDir()
+	paramCRD, err := policies.ParamCRDManifest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(path string, b []byte) {
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(filepath.Join(crdDir, "00-"+policies.ParamCRDName+".yaml"), paramCRD)
+	var policyFiles []string
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		crds, _, err := crdmerge.ReadCRDs(f, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, crd := range crds {
+			if crd.Spec.CustomFeatureGates == nil {
+				write(filepath.Join(crdDir, crd.Name+".yaml"), data)
+				continue
+			}
+			if on {
+				for i := range crd.Spec.CustomFeatureGates.FeatureGates {
+					crd.Spec.CustomFeatureGates.FeatureGates[i].Enabled = ptr.To(true)
+				}
+			}
+			res, err := policies.Generate(crd)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c, err := res.CRDManifest()
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := res.PoliciesManifest()
+			if err != nil {
+				t.Fatal(err)
+			}
+			write(filepath.Join(crdDir, crd.Name+".yaml"), c)
+			pf := filepath.Join(polDir, crd.Name+".yaml")
+			write(pf, p)
+			policyFiles = append(policyFiles, pf)
+		}
+	}
+	return crdDir, policyFiles
+}
+
+// installPolicies applies the parameter objects and policies and waits until they act on
+// HTTPRoutes: with the gates off, a dry-run route's retry (HTTPRouteRulesRetry) is dropped;
+// with them on, a route with two rules of one name is refused (HTTPRouteRules' rule).
+func installPolicies(t *testing.T, k kubectl, s setup, files []string) {
+	t.Helper()
+	for _, f := range files {
+		if r := k.run("", "apply", "--server-side", "-f", f); r.err != nil {
+			t.Fatalf("%s: installing %s: %v\n%s", s.name, filepath.Base(f), r.err, r.stderr)
+		}
+	}
+	const probe = `apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: policy-probe, namespace: default}
+spec:
+  rules:
+  - name: a
+    retry: {attempts: 1}
+  - name: a
+`
+	featuregatetest.WaitFor(t, 2*time.Minute, s.name+": the policies act", func() bool {
+		r := k.run(probe, "create", "--dry-run=server", "--validate=false", "-o", "jsonpath={.spec.rules[0].retry.attempts}", "-f", "-")
+		if s.gatesOn {
+			return r.err != nil && strings.Contains(r.stderr, "Rule name must be unique")
+		}
+		return r.err == nil && strings.TrimSpace(r.stdout) == ""
+	})
 }
 
 // mergeChannels writes the gated CRD set of a release's two channels into a directory, with
