@@ -20,6 +20,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"k8s.io/apiextensions-apiserver/cmd/featuregate-gen/policies"
 	"sort"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -58,16 +59,16 @@ const (
 	BackendPolicies Backend = "policies"
 )
 
-// The parameter object of the generated policies. These mirror the constants of
-// cmd/featuregate-gen/policies (param.go), which defines the kind.
+// The parameter object of the generated policies, as cmd/featuregate-gen/policies (param.go)
+// defines it.
 const (
-	paramGroup    = "featuregates.apiextensions.x-k8s.io"
-	paramVersion  = "v1alpha1"
-	paramKind     = "CustomResourceFeatureGates"
-	paramResource = "customresourcefeaturegates"
+	paramGroup    = policies.ParamGroup
+	paramVersion  = policies.ParamVersion
+	paramKind     = policies.ParamKind
+	paramResource = policies.ParamResource
 	// generatedByAnnotation is set on every object featuregate-gen writes for a stock
 	// cluster, the stock CRD among them.
-	generatedByAnnotation = "featuregates.apiextensions.x-k8s.io/generated-by"
+	generatedByAnnotation = policies.GeneratedByAnnotation
 )
 
 // ParamGVR is the resource of the parameter objects.
