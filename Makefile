@@ -184,6 +184,11 @@ bench-rss: $(BINARIES) ## kube-apiserver memory with 1000 CRDs x 50 gates vs 100
 test-e2e: $(BINARIES) $(STOCK_APISERVER) ## End to end: our etcd + kube-apiserver binaries driven with our kubectl (and make run-stock's); the kind recipe, offline.
 	E2E_BIN_DIR=$(CURDIR)/$(BIN) E2E_STOCK_APISERVER=$(abspath $(STOCK_APISERVER)) go test $(GOTESTFLAGS) ./test/e2e/... ./hack/kind/...
 
+.PHONY: test-stock-policies
+test-stock-policies: $(STOCK_APISERVER) $(BINARIES) ## KEP-2608's write matrix on ours vs the stock kube-apiserver with featuregate-gen policies' output; _output/stock-policies/report.md (STOCK_POLICIES_REPORT=... for another path).
+	STOCK_POLICIES_BIN_DIR=$(CURDIR)/$(BIN) STOCK_POLICIES_APISERVER=$(abspath $(STOCK_APISERVER)) \
+	  go test ./test/stockpolicies -count=1 -timeout 20m -v
+
 # envtest assets: a directory that controller-runtime's envtest takes as KUBEBUILDER_ASSETS,
 # as it takes the one setup-envtest prepares. kube-apiserver there is hack/envtest/kube-apiserver.sh,
 # which runs our server (kube-apiserver.real) with CRDFieldLevelVersioning on before the
