@@ -171,9 +171,9 @@ bench: $(STAMPS)/build ## Micro benchmarks (strategy, validation, index memory):
 	hack/fork/bench.sh $(BENCH_ROUNDS) $(OUT)/bench
 
 .PHONY: bench-e2e
-bench-e2e: $(BINARIES) ## End-to-end write benchmark: our kube-apiserver with CRDFieldLevelVersioning on (A) vs off (B), alternating; A/B ratios.
+bench-e2e: $(BINARIES) $(STOCK_APISERVER) ## End-to-end write benchmark: ours with CRDFieldLevelVersioning on (A) vs off (B); then upstream vs ours vs stock+policies at 0, 5 and 50 gates.
 	@mkdir -p $(OUT)/bench
-	go run ./test/benche2e -bin-dir $(BIN) -out $(OUT)/bench/e2e-report.md $(BENCH_E2E_FLAGS)
+	go run ./test/benche2e -bin-dir $(BIN) -stock-apiserver $(STOCK_APISERVER) -out $(OUT)/bench/e2e-report.md $(BENCH_E2E_FLAGS)
 
 .PHONY: bench-rss
 bench-rss: $(BINARIES) ## kube-apiserver memory with 1000 CRDs x 50 gates vs 1000 CRDs without gates (BENCH_E2E_FLAGS=-crds=200 for less).

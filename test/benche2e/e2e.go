@@ -82,6 +82,31 @@ func newClients(kubeconfig string) (*clients, error) {
 }
 
 func runE2E(ctx context.Context, o options) (string, error) {
+	var md string
+	if o.rounds > 0 {
+		var err error
+		if md, err = runAB(ctx, o); err != nil {
+			return md, err
+		}
+	}
+	if len(o.compareGates) == 0 {
+		return md, nil
+	}
+	if md != "" {
+		fmt.Println()
+	}
+	results, err := runCompare(ctx, o, o.stockVersion)
+	if cmp := reportCompare(o, results); cmp != "" {
+		if md != "" {
+			md += "\n"
+		}
+		md += cmp
+	}
+	return md, err
+}
+
+// runAB runs the rounds of A (CRDFieldLevelVersioning on) and B (off).
+func runAB(ctx context.Context, o options) (string, error) {
 	s := shape{gates: o.gates, omitDisabled: !o.sendDisabled}
 	fmt.Printf("e2e: %d round(s) of A (CRDFieldLevelVersioning=true) then B (=false); each run: a fresh etcd + kube-apiserver,\n", o.rounds)
 	fmt.Printf("one CRD with %d gates (%d disabled) on .spec.f*, %d fields per object (~%d bytes of JSON),\n",
@@ -155,35 +180,9 @@ func runOne(ctx context.Context, o options, s shape, round int, name string, fea
 		return r, fmt.Errorf("the stored CRD has %d gates, want %d with CRDFieldLevelVersioning=%v", got, want, feature)
 	}
 
-	if o.warmup > 0 {
-		if _, _, err := workload(ctx, res, s, names, "warm", o.warmup, o.updates, o.clients); err != nil {
-			return r, fmt.Errorf("warm-up: %w", err)
-		}
-	}
-
-	before, err := readStat(srv.pid)
-	if err != nil {
+	if err := measure(ctx, o, s, names, res, c, srv.pid, &r, nil); err != nil {
 		return r, err
 	}
-	warningsBefore := c.warnings.Count()
-	lat, elapsed, err := workload(ctx, res, s, names, "obj", o.writes, o.updates, o.clients)
-	if err != nil {
-		return r, err
-	}
-	after, err := readStat(srv.pid)
-	if err != nil {
-		return r, err
-	}
-	r.warnings = c.warnings.Count() - warningsBefore
-	r.cpu = after.cpu - before.cpu
-	r.writes, r.elapsed = len(lat), elapsed
-	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
-	r.p50, r.p99 = percentile(lat, 50), percentile(lat, 99)
-	var sum time.Duration
-	for _, l := range lat {
-		sum += l
-	}
-	r.mean = sum / time.Duration(len(lat))
 
 	// Read one measured object back: with the feature on the disabled gates' fields must
 	// be gone, with it off they must all be there (unless the clients never sent them).
@@ -197,26 +196,10 @@ func runOne(ctx context.Context, o options, s shape, round int, name string, fea
 	if feature && !s.omitDisabled && r.warnings == 0 {
 		return r, fmt.Errorf("no Warning header in %d writes that each sent fields of disabled gates", r.writes)
 	}
-	// A probe object with every field, created and updated once, after the measurement.
-	full := s
-	full.omitDisabled = false
-	warningsBefore = c.warnings.Count()
-	probe, err := res.Create(ctx, full.object(names, benchNamespace, "probe", 0), metav1.CreateOptions{})
+	probeWarnings, err := probeWrites(ctx, c, res, s, names, feature)
 	if err != nil {
-		return r, fmt.Errorf("create the probe: %w", err)
+		return r, fmt.Errorf("probe (CRDFieldLevelVersioning=%v): %w", feature, err)
 	}
-	update := full.object(names, benchNamespace, "probe", 1)
-	update.SetResourceVersion(probe.GetResourceVersion())
-	if _, err := res.Update(ctx, update, metav1.UpdateOptions{}); err != nil {
-		return r, fmt.Errorf("update the probe: %w", err)
-	}
-	if probe, err = res.Get(ctx, "probe", metav1.GetOptions{}); err != nil {
-		return r, err
-	}
-	if err := full.checkGated(probe, feature); err != nil {
-		return r, fmt.Errorf("probe check (CRDFieldLevelVersioning=%v): %w", feature, err)
-	}
-	probeWarnings := c.warnings.Count() - warningsBefore
 	if feature && probeWarnings < int64(2*s.disabledGates()) {
 		return r, fmt.Errorf("the probe's create and update drew %d warnings, want at least %d (one per disabled path and write)", probeWarnings, 2*s.disabledGates())
 	}
@@ -228,17 +211,107 @@ func runOne(ctx context.Context, o options, s shape, round int, name string, fea
 	return r, nil
 }
 
+// measure does the warm-up writes, then the measured writes, and fills in r's figures:
+// count, wall time, latencies, and the CPU time of the kube-apiserver with pid. around, if
+// not nil, is called just before (true) and just after (false) the measured writes, outside
+// the CPU reading.
+func measure(ctx context.Context, o options, s shape, names crdNames, res dynamic.ResourceInterface, c *clients, pid int, r *runResult, around func(starting bool) error) error {
+	if o.warmup > 0 {
+		if _, _, err := workload(ctx, res, s, names, "warm", o.warmup, o.updates, o.clients); err != nil {
+			return fmt.Errorf("warm-up: %w", err)
+		}
+	}
+	if around != nil {
+		if err := around(true); err != nil {
+			return err
+		}
+	}
+	before, err := readStat(pid)
+	if err != nil {
+		return err
+	}
+	warningsBefore := c.warnings.Count()
+	lat, elapsed, err := workload(ctx, res, s, names, "obj", o.writes, o.updates, o.clients)
+	if err != nil {
+		return err
+	}
+	after, err := readStat(pid)
+	if err != nil {
+		return err
+	}
+	if around != nil {
+		if err := around(false); err != nil {
+			return err
+		}
+	}
+	r.warnings = c.warnings.Count() - warningsBefore
+	r.cpu = after.cpu - before.cpu
+	r.writes, r.elapsed = len(lat), elapsed
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	r.p50, r.p99 = percentile(lat, 50), percentile(lat, 99)
+	var sum time.Duration
+	for _, l := range lat {
+		sum += l
+	}
+	r.mean = sum / time.Duration(len(lat))
+	return nil
+}
+
+// probeWrites creates an object named "probe" with every field (the disabled gates' too),
+// updates it once with new values, reads it back and checks it: with gatingActive the
+// disabled gates' fields must be gone, without it every field must be there. It returns
+// the warnings the two writes drew.
+func probeWrites(ctx context.Context, c *clients, res dynamic.ResourceInterface, s shape, names crdNames, gatingActive bool) (int64, error) {
+	full := s
+	full.omitDisabled = false
+	warningsBefore := c.warnings.Count()
+	probe, err := res.Create(ctx, full.object(names, benchNamespace, "probe", 0), metav1.CreateOptions{})
+	if err != nil {
+		return 0, fmt.Errorf("create the probe: %w", err)
+	}
+	update := full.object(names, benchNamespace, "probe", 1)
+	update.SetResourceVersion(probe.GetResourceVersion())
+	if _, err := res.Update(ctx, update, metav1.UpdateOptions{}); err != nil {
+		return 0, fmt.Errorf("update the probe: %w", err)
+	}
+	if probe, err = res.Get(ctx, "probe", metav1.GetOptions{}); err != nil {
+		return 0, err
+	}
+	if err := full.checkGated(probe, gatingActive); err != nil {
+		return 0, err
+	}
+	return c.warnings.Count() - warningsBefore, nil
+}
+
 // setupCRD creates the namespace and the CRD and waits until the CRD's resource is served.
 func setupCRD(ctx context.Context, c *clients, s shape, names crdNames) (dynamic.ResourceInterface, error) {
+	return setupThisCRD(ctx, c, s.crd(names), names)
+}
+
+// setupThisCRD creates the namespace and crd (a CRD for names) and waits until the CRD's
+// resource is served.
+func setupThisCRD(ctx context.Context, c *clients, crd *apiextensionsv1.CustomResourceDefinition, names crdNames) (dynamic.ResourceInterface, error) {
+	if err := createNamespace(ctx, c); err != nil {
+		return nil, err
+	}
+	if _, err := c.crds.ApiextensionsV1().CustomResourceDefinitions().Create(ctx, crd, metav1.CreateOptions{}); err != nil {
+		return nil, fmt.Errorf("cannot create the CRD: %w", err)
+	}
+	return waitServed(ctx, c, names)
+}
+
+func createNamespace(ctx context.Context, c *clients) error {
 	ns := &unstructured.Unstructured{Object: map[string]interface{}{
 		"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]interface{}{"name": benchNamespace},
 	}}
 	if _, err := c.dynamic.Resource(schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}).Create(ctx, ns, metav1.CreateOptions{}); err != nil {
-		return nil, fmt.Errorf("cannot create namespace %s: %w", benchNamespace, err)
+		return fmt.Errorf("cannot create namespace %s: %w", benchNamespace, err)
 	}
-	if _, err := c.crds.ApiextensionsV1().CustomResourceDefinitions().Create(ctx, s.crd(names), metav1.CreateOptions{}); err != nil {
-		return nil, fmt.Errorf("cannot create the CRD: %w", err)
-	}
+	return nil
+}
+
+// waitServed waits until the CRD of names is established and its resource can be listed.
+func waitServed(ctx context.Context, c *clients, names crdNames) (dynamic.ResourceInterface, error) {
 	res := c.dynamic.Resource(schema.GroupVersionResource{Group: benchGroup, Version: "v1", Resource: names.plural}).Namespace(benchNamespace)
 	err := poll(ctx, time.Minute, func() (bool, error) {
 		crd, err := c.crds.ApiextensionsV1().CustomResourceDefinitions().Get(ctx, names.crdName(), metav1.GetOptions{})
@@ -377,6 +450,7 @@ func reportE2E(o options, results []runResult) string {
 		return ""
 	}
 	var md strings.Builder
+	md.WriteString("## Ours: CRDFieldLevelVersioning on (A) vs off (B)\n\n")
 	fmt.Fprintf(&md, "%d gates (%d disabled), objects of %d bytes, clients send the disabled gates' fields: %v; %d clients, %d measured writes per run (1 create + %d updates per object), %d warm-up writes, %d round(s).\n\n",
 		o.gates, shape{gates: o.gates}.disabledGates(), objectSize(shape{gates: o.gates, omitDisabled: !o.sendDisabled}), o.sendDisabled, o.clients, o.writes, o.updates, o.warmup, o.rounds)
 	header := []string{"round", "run", "CRDFieldLevelVersioning", "writes", "wall time", "writes/s", "p50", "p99", "mean", "apiserver CPU/write", "warnings/write"}

@@ -21,7 +21,12 @@ limitations under the License.
 // -mode e2e (the default) compares write throughput and latency of custom resources whose
 // CRD has -gates gates (half of them disabled) with the feature gate CRDFieldLevelVersioning
 // on (run A) against the same server binary with the feature off (run B). Each round starts
-// a fresh control plane for A, measures, stops it, then does the same for B.
+// a fresh control plane for A, measures, stops it, then does the same for B. Then, for each
+// gate count of -compare-gates, it measures the same workload on three backends: the stock
+// kube-apiserver (-stock-apiserver) with the CRD's stock form (upstream, the baseline), ours
+// with the gated CRD, and the stock kube-apiserver with featuregate-gen policies' output
+// (stock+policies: stock CRD, parameter object, admission policies), and reads the policies'
+// cost per write from the server's /metrics.
 //
 // -mode rss compares the kube-apiserver's resident memory after creating -crds CRDs with
 // -gates gates each against -crds CRDs without gates, each in a fresh control plane.
@@ -71,6 +76,14 @@ type options struct {
 
 	sendDisabled bool
 
+	// e2e: the three-backend comparison
+	stockAPIServer string
+	compareGates   []int
+	compareRounds  int
+	compareWrites  int
+	policyTimeout  time.Duration
+	stockVersion   string // what the copied stock kube-apiserver --version printed
+
 	// rss
 	crds           int
 	creators       int
@@ -92,8 +105,13 @@ func main() {
 	flag.IntVar(&o.writes, "writes", 2000, "e2e: measured writes per run (creates plus updates)")
 	flag.IntVar(&o.updates, "updates", 3, "e2e: updates per object after its create")
 	flag.IntVar(&o.warmup, "warmup", 200, "e2e: unmeasured writes before each measured run")
-	flag.IntVar(&o.rounds, "rounds", 3, "e2e: rounds; each round measures A then B")
+	flag.IntVar(&o.rounds, "rounds", 3, "e2e: rounds; each round measures A then B (0: only the comparison)")
 	flag.DurationVar(&o.idle, "idle", 10*time.Second, "e2e: wait this long after the server is ready (its start-up work: RBAC bootstrap, OpenAPI) before the CRD and the warm-up")
+	compareGates := flag.String("compare-gates", "0,5,50", "e2e: gate counts of the comparison of upstream (stock kube-apiserver, stock CRD), ours and stock+policies, comma-separated; empty: no comparison")
+	flag.StringVar(&o.stockAPIServer, "stock-apiserver", filepath.Join("_output", "stock", "kube-apiserver"), "e2e: the stock kube-apiserver binary of the comparison (make _output/stock/kube-apiserver builds it)")
+	flag.IntVar(&o.compareRounds, "compare-rounds", 1, "e2e: rounds of the comparison; each round measures every gate count on the three backends")
+	flag.IntVar(&o.compareWrites, "compare-writes", 500, "e2e: measured writes per run of the comparison (stock+policies with 50 gates writes several times slower than the others)")
+	flag.DurationVar(&o.policyTimeout, "policy-timeout", 2*time.Minute, "e2e: how long stock+policies may take after the policies are applied until a write shows them in force")
 	flag.BoolVar(&o.sendDisabled, "send-disabled", true, "e2e: the clients send the fields of disabled gates, which A drops (with warnings) and B stores; false: they omit them, so A and B store the same data and the ratio isolates the gating work")
 	flag.Float64Var(&o.goal, "goal", 0.97, "e2e: the A/B throughput ratio the median should reach (reported, never fatal)")
 	flag.IntVar(&o.crds, "crds", 1000, "rss: CRDs to create in each configuration")
@@ -107,6 +125,12 @@ func main() {
 		fmt.Fprintf(os.Stderr, "benche2e: unexpected arguments %q\n", flag.Args())
 		os.Exit(2)
 	}
+	gates, err := parseInts(*compareGates)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "benche2e: -compare-gates: %v\n", err)
+		os.Exit(2)
+	}
+	o.compareGates = gates
 	if err := o.validate(); err != nil {
 		fmt.Fprintf(os.Stderr, "benche2e: %v\n", err)
 		flag.Usage()
@@ -129,19 +153,54 @@ func (o *options) validate() error {
 			return fmt.Errorf("%s is not built (%v); run `make binaries` first", filepath.Join(o.binDir, b), err)
 		}
 	}
+	compare := o.mode == "e2e" && len(o.compareGates) > 0
 	switch {
 	case o.mode != "e2e" && o.mode != "rss":
 		return fmt.Errorf("-mode must be e2e or rss, not %q", o.mode)
 	case o.gates < 0 || o.gates > 128:
 		return fmt.Errorf("-gates must be between 0 and 128 (the API's limit), not %d", o.gates)
-	case o.mode == "e2e" && o.gates < 2:
+	case o.mode == "e2e" && o.rounds > 0 && o.gates < 2:
 		return fmt.Errorf("-mode e2e needs at least 2 gates, so that one is disabled")
-	case o.clients < 1 || o.writes < 1 || o.rounds < 1 || o.updates < 0 || o.warmup < 0:
-		return errors.New("-clients, -writes and -rounds must be positive, -updates and -warmup not negative")
+	case o.clients < 1 || o.writes < 1 || o.rounds < 0 || (o.rounds == 0 && !compare) || o.updates < 0 || o.warmup < 0:
+		return errors.New("-clients, -writes and -rounds must be positive (-rounds may be 0 with -compare-gates), -updates and -warmup not negative")
+	case compare && (o.compareRounds < 1 || o.compareWrites < 1):
+		return errors.New("-compare-rounds and -compare-writes must be positive")
 	case o.crds < 1 || o.creators < 1 || o.samples < 1:
 		return errors.New("-crds, -creators and -samples must be positive")
 	}
+	for _, g := range o.compareGates {
+		if g < 0 || g > 128 {
+			return fmt.Errorf("-compare-gates: %d is not between 0 and 128 (the API's limit)", g)
+		}
+	}
+	if compare {
+		abs, err := filepath.Abs(o.stockAPIServer)
+		if err != nil {
+			return err
+		}
+		o.stockAPIServer = abs
+		if _, err := os.Stat(o.stockAPIServer); err != nil {
+			return fmt.Errorf("the stock kube-apiserver %s is not built (%v); run `make _output/stock/kube-apiserver`, pass -stock-apiserver, or -compare-gates '' to skip the comparison", o.stockAPIServer, err)
+		}
+	}
 	return nil
+}
+
+// parseInts reads a comma-separated list of integers; an empty string is an empty list.
+func parseInts(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		n, err := strconv.Atoi(f)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not an integer", f)
+		}
+		out = append(out, n)
+	}
+	return out, nil
 }
 
 func run(o options) int {
@@ -179,8 +238,19 @@ func run(o options) int {
 		fmt.Fprintf(os.Stderr, "benche2e: %v\n", err)
 		return 1
 	}
-	fmt.Printf("binaries copied from %s (kube-apiserver %s), work dir %s\n\n", o.binDir, version, o.workDir)
+	fmt.Printf("binaries copied from %s (kube-apiserver %s), work dir %s\n", o.binDir, version, o.workDir)
 	o.binDir = filepath.Join(o.workDir, "bin")
+	if o.mode == "e2e" && len(o.compareGates) > 0 {
+		stock := filepath.Join(o.binDir, "stock-kube-apiserver")
+		v, err := snapshotFile(ctx, o.stockAPIServer, stock)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "benche2e: %v\n", err)
+			return 1
+		}
+		fmt.Printf("stock kube-apiserver copied from %s (%s)\n", o.stockAPIServer, v)
+		o.stockAPIServer, o.stockVersion = stock, v
+	}
+	fmt.Println()
 	var md string
 	switch o.mode {
 	case "e2e":
@@ -214,26 +284,38 @@ func snapshotBinaries(ctx context.Context, src, dst string) (string, error) {
 	if err := os.MkdirAll(dst, 0o755); err != nil {
 		return "", err
 	}
-	for _, b := range []string{"etcd", "kube-apiserver"} {
-		var err error
-		for attempt := 0; attempt < 30; attempt++ {
-			if err = copyStable(filepath.Join(src, b), filepath.Join(dst, b)); err == nil {
-				break
-			}
-			fmt.Printf("(waiting for %s to stop changing: %v)\n", filepath.Join(src, b), err)
-			if serr := sleep(ctx, 10*time.Second); serr != nil {
-				return "", serr
-			}
-		}
-		if err != nil {
-			return "", err
-		}
+	if err := copyStableRetrying(ctx, filepath.Join(src, "etcd"), filepath.Join(dst, "etcd")); err != nil {
+		return "", err
 	}
-	out, err := exec.CommandContext(ctx, filepath.Join(dst, "kube-apiserver"), "--version").CombinedOutput()
+	return snapshotFile(ctx, filepath.Join(src, "kube-apiserver"), filepath.Join(dst, "kube-apiserver"))
+}
+
+// snapshotFile copies the kube-apiserver binary src to dst, as snapshotBinaries does, and
+// returns what `dst --version` prints.
+func snapshotFile(ctx context.Context, src, dst string) (string, error) {
+	if err := copyStableRetrying(ctx, src, dst); err != nil {
+		return "", err
+	}
+	out, err := exec.CommandContext(ctx, dst, "--version").CombinedOutput()
 	if err != nil {
-		return "", fmt.Errorf("the copied kube-apiserver does not run (%v): %s", err, out)
+		return "", fmt.Errorf("the copy of %s does not run (%v): %s", src, err, out)
 	}
 	return strings.TrimSpace(string(out)), nil
+}
+
+// copyStableRetrying calls copyStable for up to 5 minutes while src keeps changing.
+func copyStableRetrying(ctx context.Context, src, dst string) error {
+	var err error
+	for attempt := 0; attempt < 30; attempt++ {
+		if err = copyStable(src, dst); err == nil {
+			return nil
+		}
+		fmt.Printf("(waiting for %s to stop changing: %v)\n", src, err)
+		if serr := sleep(ctx, 10*time.Second); serr != nil {
+			return serr
+		}
+	}
+	return err
 }
 
 // copyStable copies src to dst and fails if src was modified in the last few seconds or
@@ -281,6 +363,12 @@ type server struct {
 // startServer starts a fresh etcd (data in dir) and kube-apiserver on free ports, with the
 // PKI shared by all runs.
 func startServer(ctx context.Context, o options, dir, featureGates string) (*server, error) {
+	return startServerWith(ctx, o, dir, "", featureGates)
+}
+
+// startServerWith is startServer with the kube-apiserver binary apiserver ("": ours, in
+// o.binDir).
+func startServerWith(ctx context.Context, o options, dir, apiserver, featureGates string) (*server, error) {
 	ports, err := featuregatetest.FreePorts(3)
 	if err != nil {
 		return nil, err
@@ -291,13 +379,18 @@ func startServer(ctx context.Context, o options, dir, featureGates string) (*ser
 		PKIDir: filepath.Join(o.workDir, "pki"),
 		// Only loopback ports that were free a moment ago; never make run's or a test's.
 		EtcdPort: ports[0], EtcdPeerPort: ports[1], APIServerPort: ports[2],
-		FeatureGates: featureGates,
-		ReadyTimeout: 3 * time.Minute,
+		KubeAPIServer: apiserver,
+		FeatureGates:  featureGates,
+		ReadyTimeout:  3 * time.Minute,
 	})
 	if err != nil {
 		return nil, err
 	}
-	pid, err := findAPIServerPID(filepath.Join(o.binDir, "kube-apiserver"), ports[2])
+	bin := apiserver
+	if bin == "" {
+		bin = filepath.Join(o.binDir, "kube-apiserver")
+	}
+	pid, err := findAPIServerPID(bin, ports[2])
 	if err != nil {
 		cp.Stop()
 		return nil, err
