@@ -61,6 +61,11 @@ func TestGeneratedPoliciesCompile(t *testing.T) {
 				compileMutating(t, res.Mutating)
 				checkValidating(t, res.Validating)
 				checkValidating(t, res.Deprecation)
+				for _, d := range res.Differences {
+					if strings.Contains(d.What, "is not checked:") {
+						t.Errorf("a rule is left out: %s", d)
+					}
+				}
 				if res.CRD.Spec.CustomFeatureGates != nil {
 					t.Error("the stock CRD keeps spec.customFeatureGates")
 				}

@@ -64,7 +64,7 @@ func readsFeatureGates(r apiextensionsv1.ValidationRule) (bool, error) {
 
 // policyRule returns a CRD rule in the form a policy evaluates on unstructured values: a
 // property that CRD validation escapes (__namespace__, a__dash__b) is read by its key
-// (x["namespace"], "namespace" in x for has()). self and featureGates keep their names; the
+// (x["namespace"], x[?"namespace"].hasValue() for has()). self and featureGates keep their names; the
 // caller binds them.
 func policyRule(rule string) (string, error) {
 	a, iss := parseEnv.Parse(rule)
@@ -76,6 +76,10 @@ func policyRule(rule string) (string, error) {
 	id := int64(1 << 40)
 	next := func() int64 { id++; return id }
 	changed := false
+	// has(x.__namespace__) is a macro: its expansion is a test-only selection, and the
+	// unparser prints the macro call recorded under the expansion's id. Both become
+	// x[?"namespace"].hasValue().
+	replaced := map[int64]ast.Expr{}
 	var fix func(e ast.Expr)
 	fix = func(e ast.Expr) {
 		if e.Kind() != ast.SelectKind {
@@ -90,18 +94,24 @@ func policyRule(rule string) (string, error) {
 		key := fac.NewLiteral(next(), types.String(name))
 		operand := fac.CopyExpr(sel.Operand())
 		if sel.IsTestOnly() {
-			// has(x.__namespace__): the macro call is printed in place of its expansion,
-			// so it goes, and the expansion ("namespace" in x) is printed.
-			native.SourceInfo().ClearMacroCall(e.ID())
-			e.SetKindCase(fac.NewCall(next(), operators.In, key, operand))
+			// x[?"namespace"].hasValue(): a member call, which the unparser never needs to
+			// put in parentheses (it prints a macro call's replacement as it is).
+			present := fac.NewMemberCall(next(), "hasValue", fac.NewCall(next(), operators.OptIndex, operand, key))
+			replaced[e.ID()] = fac.CopyExpr(present)
+			e.SetKindCase(present)
 			return
 		}
 		e.SetKindCase(fac.NewCall(next(), operators.Index, operand, key))
 	}
 	ast.PostOrderVisit(native.Expr(), ast.NewExprVisitor(fix))
-	// Macro calls keep their own copies of the expressions the unparser prints.
-	for _, call := range native.SourceInfo().MacroCalls() {
-		ast.PostOrderVisit(call, ast.NewExprVisitor(fix))
+	// The macro calls keep their own copies of the expressions the unparser prints.
+	for id, call := range native.SourceInfo().MacroCalls() {
+		if _, ok := replaced[id]; !ok {
+			ast.PostOrderVisit(call, ast.NewExprVisitor(fix))
+		}
+	}
+	for id, e := range replaced {
+		native.SourceInfo().SetMacroCall(id, e)
 	}
 	if !changed {
 		return "(" + rule + ")", nil

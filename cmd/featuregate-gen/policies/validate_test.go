@@ -179,12 +179,18 @@ func TestValidatingPolicy(t *testing.T) {
 		}
 		return res
 	}
-	cache, kws, report := gen(string(cacheData)), gen(keywordsCRD), gen(string(reportData))
+	routeData, err := os.ReadFile("../../../examples/gateway-api/crds/gateway.networking.k8s.io_httproutes.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache, kws, report, routes := gen(string(cacheData)), gen(keywordsCRD), gen(string(reportData)), gen(string(routeData))
 	obj := func(apiVersion, spec string) map[string]interface{} {
 		return mustObj(t, "{apiVersion: "+apiVersion+", kind: X, metadata: {name: x, namespace: default}, spec: "+spec+"}")
 	}
 	cacheObj := func(spec string) map[string]interface{} { return obj("gates.example.com/v1", spec) }
 	kwObj := func(spec string) map[string]interface{} { return obj("t.example.com/v1", spec) }
+	route := func(spec string) map[string]interface{} { return obj("gateway.networking.k8s.io/v1", spec) }
+	dupParents := "{parentRefs: [{kind: Gateway, group: gateway.networking.k8s.io, name: example}, {kind: Gateway, group: gateway.networking.k8s.io, name: example}]}"
 	for _, tc := range []struct {
 		name     string
 		policy   *admissionregistrationv1.ValidatingAdmissionPolicy
@@ -212,6 +218,9 @@ func TestValidatingPolicy(t *testing.T) {
 		{name: "gated required", res: kws, on: []string{"Strict"}, obj: kwObj("{meta: {namespace: a}}"), want: []string{"requires owner"}},
 		{name: "escaped property in a moved rule", res: kws, on: []string{"Strict"}, obj: kwObj("{meta: {namespace: kube-system, owner: me}}"), want: []string{"namespace kube-system is not allowed"}},
 		{name: "escaped property, has() false", res: kws, on: []string{"Strict"}, obj: kwObj("{meta: {owner: me}}")},
+		{name: "Gateway API: has() of an escaped property inside macros, gate off", res: routes, obj: route(dupParents), want: []string{"sectionName must be unique when parentRefs includes 2 or more references to the same parent"}},
+		{name: "Gateway API: the same with the gate on", res: routes, on: []string{"HTTPRouteParentRefs"}, obj: route(dupParents), want: []string{"sectionName or port must be unique when parentRefs includes 2 or more references to the same parent"}},
+		{name: "Gateway API: parent refs in other namespaces", res: routes, obj: route("{parentRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: example, namespace: a}, {group: gateway.networking.k8s.io, kind: Gateway, name: example, namespace: b}]}")},
 		{name: "deprecated field set on create", policy: report.Deprecation, res: report, on: []string{"UTCOffsetGate"}, obj: obj("gates.example.com/v1", "{utcOffset: '+01:00'}"), want: []string{"deprecated"}},
 		{name: "deprecated field unchanged", policy: report.Deprecation, res: report, on: []string{"UTCOffsetGate"}, obj: obj("gates.example.com/v1", "{utcOffset: '+01:00', schedule: b}"), old: obj("gates.example.com/v1", "{utcOffset: '+01:00', schedule: a}")},
 		{name: "deprecated gate disabled: no warning", policy: report.Deprecation, res: report, obj: obj("gates.example.com/v1", "{utcOffset: '+01:00', legacyFormat: x}")},
