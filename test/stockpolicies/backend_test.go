@@ -247,13 +247,13 @@ func (b *backend) install() error {
 }
 
 // probe asks the backend whether a gate's field is live now.
-func (b *backend) probe(c *crdInfo, g *gateInfo) probeAnswer {
+func (b *backend) probe(c *crdInfo, g *gateInfo, gp gateProbe) probeAnswer {
 	var a answer
 	dry := map[string]string{"dryRun": "All"}
-	if g.status {
-		a = b.request(http.MethodPatch, objectPath(c, "default", "probe", "status"), dry, "application/merge-patch+json", []byte(g.probe))
+	if gp.sub != "" {
+		a = b.request(http.MethodPatch, objectPath(c, "default", "probe", gp.sub), dry, "application/merge-patch+json", []byte(gp.body))
 	} else {
-		a = b.request(http.MethodPost, objectPath(c, "default", "", ""), dry, "application/json", object(c, "default", "probe-"+strings.ToLower(g.name), g.probe))
+		a = b.request(http.MethodPost, objectPath(c, "default", "", ""), dry, "application/json", object(c, "default", "probe-"+strings.ToLower(g.name), gp.body))
 	}
 	return probeAnswer{code: a.code, obj: a.obj, warnings: a.warnings}
 }
@@ -282,12 +282,15 @@ func (b *backend) waitForGates(c *crdInfo, timeout time.Duration) error {
 				continue
 			}
 			want := b.effective(c, g)
-			p := b.probe(c, g)
-			live, valid := g.observe(p)
-			if !valid || live != want {
-				wrongGates = append(wrongGates, g.name)
-				wrong = append(wrong, fmt.Sprintf("%s: want live=%t, the probe %s answered HTTP %d (live=%t, valid=%t, warnings %q, object %s)",
-					g.name, want, g.probe, p.code, live, valid, p.warnings, content(p.obj)))
+			for _, gp := range g.probes {
+				p := b.probe(c, g, gp)
+				live, valid := gp.observe(p)
+				if !valid || live != want {
+					wrongGates = append(wrongGates, g.name)
+					wrong = append(wrong, fmt.Sprintf("%s: want live=%t, the probe %s %s answered HTTP %d (live=%t, valid=%t, warnings %q, object %s)",
+						g.name, want, gp.sub, gp.body, p.code, live, valid, p.warnings, content(p.obj)))
+					break
+				}
 			}
 		}
 		if len(wrong) == 0 {

@@ -30,23 +30,34 @@ type crdInfo struct {
 	gates                          []gateInfo
 }
 
-// gateInfo is a gate of a CRD, its state as installed and a probe that shows whether the
+// gateInfo is a gate of a CRD, its state as installed and the probes that show whether the
 // writes follow its current state.
 type gateInfo struct {
 	name string
 	// initial is the gate's state as the CRD declares it (no enabled set).
 	initial bool
-	// parents are the gates of gated ancestors: the probe's field is live only while they
+	// parents are the gates of gated ancestors: the probes' fields are live only while they
 	// are enabled too.
 	parents []string
-	// probe is the content (top-level fields) of an object that sets a field of the gate,
-	// sent as a dry-run create, or with status, as a dry-run merge patch of the status of
-	// the probe object that install stores.
-	probe  string
-	status bool
-	// observe says whether the probe's answer shows the gate's field live, and whether the
-	// answer shows either state at all (false while the policies are not in force yet).
+	// probes must all show the gate's current state. On stock, each policy that reads the
+	// gate learns of a change through its own informer, so a gate that two policies read
+	// (a mutating and a validating one) has a probe for each.
+	probes []gateProbe
+}
+
+// gateProbe is a dry-run write that shows whether a gate's field is live.
+type gateProbe struct {
+	// sub is "" for a create of an object with body as its content (top-level fields), or
+	// a subresource ("status", "scale") of the probe object that install stores, merge
+	// patched with body.
+	sub, body string
+	// observe says whether the answer shows the gate's field live, and whether it shows
+	// either state at all (false while the policies are not in force yet).
 	observe func(p probeAnswer) (live, valid bool)
+}
+
+func createProbe(body string, observe func(probeAnswer) (bool, bool)) gateProbe {
+	return gateProbe{body: body, observe: observe}
 }
 
 // probeAnswer is what the server said to a probe.
@@ -81,6 +92,21 @@ func deprecatedFieldIsSet(warning string, path ...string) func(probeAnswer) (boo
 	}
 }
 
+// scaled: a scale write to a live replicas path is applied; one to a disabled path is
+// either answered with the stored replicas (ours) or refused (stock+policies).
+func scaled(replicas float64) func(probeAnswer) (bool, bool) {
+	return func(p probeAnswer) (bool, bool) {
+		switch p.code {
+		case http.StatusOK:
+			v, _ := lookup(p.obj, "spec", "replicas")
+			return v == replicas, true
+		case http.StatusUnprocessableEntity:
+			return false, true
+		}
+		return false, false
+	}
+}
+
 // accepted: the gate is on when the value is accepted (a gated enum value, a gated bound),
 // or, with strict, when it is rejected (a stricter rule).
 func accepted(strict bool) func(probeAnswer) (bool, bool) {
@@ -100,51 +126,55 @@ var (
 		file: "examples/feature-gates/crontab-crd.yaml", name: "crontabs.stable.example.com",
 		group: "stable.example.com", version: "v1", resource: "crontabs", kind: "CronTab",
 		gates: []gateInfo{
-			{name: "ReplicasFeatureGate", probe: `{"spec":{"replicas":1}}`, observe: fieldIsSet("spec", "replicas")},
+			{name: "ReplicasFeatureGate", probes: []gateProbe{createProbe(`{"spec":{"replicas":1}}`, fieldIsSet("spec", "replicas"))}},
 		},
 	}
 	databaseCRD = &crdInfo{
 		file: "examples/feature-gates/nested/database-crd.yaml", name: "databases.gates.example.com",
 		group: "gates.example.com", version: "v1", resource: "databases", kind: "Database",
 		gates: []gateInfo{
-			{name: "BackupGate", probe: `{"spec":{"backup":{"schedule":"x"}}}`, observe: fieldIsSet("spec", "backup")},
+			{name: "BackupGate", probes: []gateProbe{createProbe(`{"spec":{"backup":{"schedule":"x"}}}`, fieldIsSet("spec", "backup"))}},
 			{name: "BackupEncryptionGate", initial: true, parents: []string{"BackupGate"},
-				probe: `{"spec":{"backup":{"schedule":"x","encryption":{"keySecretName":"k"}}}}`, observe: fieldIsSet("spec", "backup", "encryption")},
+				probes: []gateProbe{createProbe(`{"spec":{"backup":{"schedule":"x","encryption":{"keySecretName":"k"}}}}`, fieldIsSet("spec", "backup", "encryption"))}},
 		},
 	}
 	gatewayCRD = &crdInfo{
 		file: "examples/feature-gates/list-map/gateway-crd.yaml", name: "gateways.gates.example.com",
 		group: "gates.example.com", version: "v1", resource: "gateways", kind: "Gateway",
 		gates: []gateInfo{
-			{name: "ListenerTLSGate", probe: `{"spec":{"listeners":[{"name":"a","tls":{"mode":"x"}}]}}`, observe: fieldIsSet("spec", "listeners", "0", "tls")},
+			{name: "ListenerTLSGate", probes: []gateProbe{createProbe(`{"spec":{"listeners":[{"name":"a","tls":{"mode":"x"}}]}}`, fieldIsSet("spec", "listeners", "0", "tls"))}},
 		},
 	}
 	reportCRD = &crdInfo{
 		file: "examples/feature-gates/deprecated/report-crd.yaml", name: "reports.gates.example.com",
 		group: "gates.example.com", version: "v1", resource: "reports", kind: "Report",
 		gates: []gateInfo{
-			{name: "UTCOffsetGate", initial: true, probe: `{"spec":{"utcOffset":"+01:00"}}`,
-				observe: deprecatedFieldIsSet("spec.utcOffset is deprecated and will be removed in v2", "spec", "utcOffset")},
-			{name: "LegacyFormatGate", probe: `{"spec":{"legacyFormat":"csv"}}`, observe: fieldIsSet("spec", "legacyFormat")},
+			{name: "UTCOffsetGate", initial: true, probes: []gateProbe{createProbe(`{"spec":{"utcOffset":"+01:00"}}`,
+				deprecatedFieldIsSet("spec.utcOffset is deprecated and will be removed in v2", "spec", "utcOffset"))}},
+			{name: "LegacyFormatGate", probes: []gateProbe{createProbe(`{"spec":{"legacyFormat":"csv"}}`,
+				deprecatedFieldIsSet("legacyFormat is deprecated", "spec", "legacyFormat"))}},
 		},
 	}
 	cacheCRD = &crdInfo{
 		file: "examples/feature-gates/rules/cache-crd.yaml", name: "caches.gates.example.com",
 		group: "gates.example.com", version: "v1", resource: "caches", kind: "Cache",
 		gates: []gateInfo{
-			{name: "ARCEviction", probe: `{"spec":{"evictionPolicy":"ARC"}}`, observe: accepted(false)},
-			{name: "ManyZones", probe: `{"spec":{"zones":["a","b","c","d"]}}`, observe: accepted(false)},
-			{name: "StrictKeyPrefix", probe: `{"spec":{"keyPrefix":"Bad"}}`, observe: accepted(true)},
+			{name: "ARCEviction", probes: []gateProbe{createProbe(`{"spec":{"evictionPolicy":"ARC"}}`, accepted(false))}},
+			{name: "ManyZones", probes: []gateProbe{createProbe(`{"spec":{"zones":["a","b","c","d"]}}`, accepted(false))}},
+			{name: "StrictKeyPrefix", probes: []gateProbe{createProbe(`{"spec":{"keyPrefix":"Bad"}}`, accepted(true))}},
 		},
 	}
 	widgetCRD = &crdInfo{
 		file: "test/stockpolicies/testdata/widget-crd.yaml", name: "widgets.stockpolicies.example.com",
 		group: "stockpolicies.example.com", version: "v1", resource: "widgets", kind: "Widget",
 		gates: []gateInfo{
-			{name: "WidgetReplicasGate", probe: `{"spec":{"replicas":1}}`, observe: fieldIsSet("spec", "replicas")},
-			{name: "TierGate", probe: `{"spec":{"tier":"gold"}}`, observe: fieldIsSet("spec", "tier")},
-			{name: "StepRetryGate", probe: `{"spec":{"steps":[{"name":"a","retry":1}]}}`, observe: fieldIsSet("spec", "steps", "0", "retry")},
-			{name: "ReadyGate", status: true, probe: `{"status":{"ready":1}}`, observe: fieldIsSet("status", "ready")},
+			{name: "WidgetReplicasGate", probes: []gateProbe{
+				createProbe(`{"spec":{"replicas":1}}`, fieldIsSet("spec", "replicas")),
+				{sub: "scale", body: `{"spec":{"replicas":7}}`, observe: scaled(7)},
+			}},
+			{name: "TierGate", probes: []gateProbe{createProbe(`{"spec":{"tier":"gold"}}`, fieldIsSet("spec", "tier"))}},
+			{name: "StepRetryGate", probes: []gateProbe{createProbe(`{"spec":{"steps":[{"name":"a","retry":1}]}}`, fieldIsSet("spec", "steps", "0", "retry"))}},
+			{name: "ReadyGate", probes: []gateProbe{{sub: "status", body: `{"status":{"ready":1}}`, observe: fieldIsSet("status", "ready")}}},
 		},
 	}
 
