@@ -40,7 +40,7 @@ const (
 	legacyKept        = ".spec.legacyFormat was not updated: feature gate LegacyFormatGate (deprecated) is disabled; the stored value was kept"
 	readyDropped      = ".status.ready was dropped: feature gate ReadyGate (alpha) is disabled"
 	readyKept         = ".status.ready was not updated: feature gate ReadyGate (alpha) is disabled; the stored value was kept"
-	widgetReplicasKet = ".spec.replicas was not updated: feature gate WidgetReplicasGate (alpha) is disabled; the stored value was kept"
+	widgetReplicasKept = ".spec.replicas was not updated: feature gate WidgetReplicasGate (alpha) is disabled; the stored value was kept"
 	retryDropped      = ".spec.steps[*].retry was dropped: feature gate StepRetryGate (alpha) is disabled"
 	retryKept         = ".spec.steps[*].retry was not updated: feature gate StepRetryGate (alpha) is disabled; the stored value was kept"
 	tierDropped       = ".spec.tier was dropped: feature gate TierGate (alpha) is disabled"
@@ -312,8 +312,8 @@ var matrix = []matrixCase{
 		seeds: []step{{name: "seed", verb: "create", body: `{"spec":{"image":"a","replicas":2}}`}},
 		steps: []step{
 			{name: "read scale", verb: "get", sub: "scale", want: `{"spec":{"image":"a","replicas":2}}`},
-			{name: "patch scale", verb: "merge", sub: "scale", body: `{"spec":{"replicas":5}}`, want: `{"spec":{"image":"a","replicas":2}}`, wantGen: 1, wantWarnings: []string{widgetReplicasKet}},
-			{name: "update scale", verb: "update", sub: "scale", body: `{"spec":{"replicas":6}}`, want: `{"spec":{"image":"a","replicas":2}}`, wantGen: 1, wantWarnings: []string{widgetReplicasKet}},
+			{name: "patch scale", verb: "merge", sub: "scale", body: `{"spec":{"replicas":5}}`, want: `{"spec":{"image":"a","replicas":2}}`, wantGen: 1, wantWarnings: []string{widgetReplicasKept}},
+			{name: "update scale", verb: "update", sub: "scale", body: `{"spec":{"replicas":6}}`, want: `{"spec":{"image":"a","replicas":2}}`, wantGen: 1, wantWarnings: []string{widgetReplicasKept}},
 		}},
 	{name: "scale subresource, gate off: no stored replicas", crd: widgetCRD, seedGates: noTier,
 		seeds: []step{{name: "seed", verb: "create", body: `{"spec":{"image":"a"}}`}},
