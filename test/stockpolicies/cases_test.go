@@ -34,16 +34,16 @@ const (
 	tlsDropped = ".spec.listeners[*].tls was dropped: feature gate ListenerTLSGate (alpha) is disabled"
 	tlsKept    = ".spec.listeners[*].tls was not updated: feature gate ListenerTLSGate (alpha) is disabled; the stored value was kept"
 
-	utcOffsetWarning  = "spec.utcOffset is deprecated and will be removed in v2; set spec.timeZone instead"
-	legacyDeprecated  = ".spec.legacyFormat is deprecated (feature gate LegacyFormatGate)"
-	legacyDropped     = ".spec.legacyFormat was dropped: feature gate LegacyFormatGate (deprecated) is disabled"
-	legacyKept        = ".spec.legacyFormat was not updated: feature gate LegacyFormatGate (deprecated) is disabled; the stored value was kept"
-	readyDropped      = ".status.ready was dropped: feature gate ReadyGate (alpha) is disabled"
-	readyKept         = ".status.ready was not updated: feature gate ReadyGate (alpha) is disabled; the stored value was kept"
+	utcOffsetWarning   = "spec.utcOffset is deprecated and will be removed in v2; set spec.timeZone instead"
+	legacyDeprecated   = ".spec.legacyFormat is deprecated (feature gate LegacyFormatGate)"
+	legacyDropped      = ".spec.legacyFormat was dropped: feature gate LegacyFormatGate (deprecated) is disabled"
+	legacyKept         = ".spec.legacyFormat was not updated: feature gate LegacyFormatGate (deprecated) is disabled; the stored value was kept"
+	readyDropped       = ".status.ready was dropped: feature gate ReadyGate (alpha) is disabled"
+	readyKept          = ".status.ready was not updated: feature gate ReadyGate (alpha) is disabled; the stored value was kept"
 	widgetReplicasKept = ".spec.replicas was not updated: feature gate WidgetReplicasGate (alpha) is disabled; the stored value was kept"
-	retryDropped      = ".spec.steps[*].retry was dropped: feature gate StepRetryGate (alpha) is disabled"
-	retryKept         = ".spec.steps[*].retry was not updated: feature gate StepRetryGate (alpha) is disabled; the stored value was kept"
-	tierDropped       = ".spec.tier was dropped: feature gate TierGate (alpha) is disabled"
+	retryDropped       = ".spec.steps[*].retry was dropped: feature gate StepRetryGate (alpha) is disabled"
+	retryKept          = ".spec.steps[*].retry was not updated: feature gate StepRetryGate (alpha) is disabled; the stored value was kept"
+	tierDropped        = ".spec.tier was dropped: feature gate TierGate (alpha) is disabled"
 )
 
 const (
