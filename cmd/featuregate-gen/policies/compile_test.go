@@ -60,7 +60,7 @@ func TestGeneratedPoliciesCompile(t *testing.T) {
 				generated++
 				compileMutating(t, res.Mutating)
 				checkValidating(t, res.Validating)
-				checkValidating(t, res.Deprecation)
+				checkValidating(t, res.Warnings)
 				for _, d := range res.Differences {
 					if strings.Contains(d.What, "is not checked:") {
 						t.Errorf("a rule is left out: %s", d)

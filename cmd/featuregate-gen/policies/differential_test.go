@@ -25,6 +25,7 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/featuregates"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
 )
@@ -273,12 +274,12 @@ func (g objGen) editList(l []interface{}) []interface{} {
 	return out
 }
 
-// TestMutatingPolicyMatchesServer is the promise of the mutating policy: on random writes of
-// every shape, with random gate states, the object it leaves is the object our server's own
-// gating (featuregates.Index.PrepareForCreate and PrepareForUpdate) leaves, wherever our
-// server accepts the write. Only writes that our server rejects as ambiguous (a list without
-// keys where it cannot tell which item a stored value belongs to) are left out, and they must
-// stay a minority.
+// TestMutatingPolicyMatchesServer is the promise of the policies: on random writes of every
+// shape, with random gate states, the object the mutating policy leaves is the object our
+// server's own gating (featuregates.Index.PrepareForCreate and PrepareForUpdate) leaves, and
+// the validating policy refuses exactly the writes our server refuses as ambiguous (a list
+// without keys where it cannot tell which item a stored value belongs to), which must stay a
+// minority.
 func TestMutatingPolicyMatchesServer(t *testing.T) {
 	crd := mustCRD(t, shapesCRD)
 	res, err := Generate(crd)
@@ -286,15 +287,17 @@ func TestMutatingPolicyMatchesServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	run := compileMutating(t, res.Mutating)
+	validate := compileValidating(t, res.Validating)
 	const runs = 800
 	for _, seed := range []int64{2608, 1, 42} {
 		t.Run(fmt.Sprintf("seed %d", seed), func(t *testing.T) {
-			compareWrites(t, crd, res, run, seed, runs)
+			compareWrites(t, crd, res, run, validate, seed, runs)
 		})
 	}
 }
 
-func compareWrites(t *testing.T, crd *apiextensionsv1.CustomResourceDefinition, res *Result, run func(*Param, map[string]interface{}, map[string]interface{}) (map[string]interface{}, error), seed int64, runs int) {
+func compareWrites(t *testing.T, crd *apiextensionsv1.CustomResourceDefinition, res *Result, run func(*Param, map[string]interface{}, map[string]interface{}) (map[string]interface{}, error),
+	validate func(*Param, map[string]interface{}, map[string]interface{}, string) []string, seed int64, runs int) {
 	r := rand.New(rand.NewSource(seed))
 	g := objGen{r}
 	compared, rejected := 0, 0
@@ -315,14 +318,25 @@ func compareWrites(t *testing.T, crd *apiextensionsv1.CustomResourceDefinition, 
 			old = obj
 			obj = g.edit(old)
 		}
+		// As the API server sees them: decoded from JSON (a nil slice is null there).
+		obj, old = normalize(t, obj), normalize(t, old)
 		want := runtime.DeepCopyJSON(obj)
-		if _, ferr := ix.PrepareForUpdate(want, old, featuregates.ScopeAll); ferr != nil {
-			rejected++
-			continue
-		}
+		_, ferr := ix.PrepareForUpdate(want, old, featuregates.ScopeAll)
 		got, err := run(param, obj, old)
 		if err != nil {
 			t.Fatalf("run %d: %v\nstates %v\nold %s\nnew %s", n, err, states, js(old), js(obj))
+		}
+		denied := validate(param, got, old, "")
+		if ferr != nil {
+			rejected++
+			if len(denied) == 0 {
+				t.Errorf("run %d: our server refuses the write (%v), the validating policy lets it pass\nstates %v\nold  %s\nnew  %s\npolicy %s", n, ferr, states, js(old), js(obj), js(got))
+			}
+			continue
+		}
+		if len(denied) > 0 {
+			t.Errorf("run %d: our server accepts the write, the validating policy refuses it: %q\nstates %v\nold  %s\nnew  %s", n, denied, states, js(old), js(obj))
+			continue
 		}
 		compared++
 		if js(got) != js(want) {
@@ -349,4 +363,17 @@ func structuralOf(t testing.TB, crd *apiextensionsv1.CustomResourceDefinition) *
 	}
 	t.Fatal("no structural schema")
 	return nil
+}
+
+// normalize returns obj as decoding its JSON gives it, as an unstructured object.
+func normalize(t testing.TB, obj map[string]interface{}) map[string]interface{} {
+	t.Helper()
+	if obj == nil {
+		return nil
+	}
+	u := &unstructured.Unstructured{}
+	if err := u.UnmarshalJSON([]byte(js(obj))); err != nil {
+		t.Fatal(err)
+	}
+	return u.Object
 }

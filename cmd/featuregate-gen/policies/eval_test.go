@@ -64,6 +64,9 @@ func runMutating(t testing.TB, p *admissionregistrationv1.MutatingAdmissionPolic
 // applies it to a write.
 func compileMutating(t testing.TB, p *admissionregistrationv1.MutatingAdmissionPolicy) func(param *Param, obj, old map[string]interface{}) (map[string]interface{}, error) {
 	t.Helper()
+	if p == nil {
+		return func(_ *Param, obj, _ map[string]interface{}) (map[string]interface{}, error) { return obj, nil }
+	}
 	compiler, err := plugincel.NewCompositedCompiler(environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion()))
 	if err != nil {
 		t.Fatal(err)

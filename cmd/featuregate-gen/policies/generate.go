@@ -54,6 +54,8 @@ type gen struct {
 	defaults []movedDefault
 	rules    []movedRule
 	keywords []movedKeywords
+	// vapPairings are the pairing variables the validating policy's checks read.
+	vapPairings []admissionregistrationv1.Variable
 	// validations are the Deny checks; warnings the Warn checks.
 	validations []admissionregistrationv1.Validation
 	warnings    []admissionregistrationv1.Validation
@@ -104,7 +106,7 @@ func Generate(crd *apiextensionsv1.CustomResourceDefinition) (*Result, error) {
 		g.walker.gated = append(g.walker.gated, g.paths[i].path)
 		g.paths[i].chain = g.chainOf(g.paths[i].path.Steps(), true)
 	}
-	for _, name := range []string{g.policyName(), g.deprecationPolicyName()} {
+	for _, name := range []string{g.policyName(), g.warningsPolicyName()} {
 		if errs := validation.IsDNS1123Subdomain(name); len(errs) > 0 {
 			return nil, fmt.Errorf("CustomResourceDefinition %s: the policy name %s is not valid: %s", crd.Name, name, strings.Join(errs, "; "))
 		}
@@ -164,7 +166,7 @@ func gateVarName(name string) string { return "gate_" + name }
 
 func (g *gen) policyName() string { return "featuregates." + g.crd.Name }
 
-func (g *gen) deprecationPolicyName() string { return "featuregates-deprecated." + g.crd.Name }
+func (g *gen) warningsPolicyName() string { return "featuregates-warnings." + g.crd.Name }
 
 func (g *gen) meta(name string) metav1.ObjectMeta {
 	return metav1.ObjectMeta{Name: name, Annotations: map[string]string{GeneratedByAnnotation: generator}}
@@ -292,6 +294,11 @@ func (g *gen) mutating() error {
 	for _, d := range g.defaults {
 		ops := g.walker.defaultOps(root, resolveSteps(d.path, g.schema), d.value)
 		muts = append(muts, jsonPatch(fmt.Sprintf("%s ? (%s) : []", live(d.chain), ops)))
+	}
+	if len(muts) == 0 {
+		// Gates that guard only values and rules: nothing to drop or keep, and a policy
+		// without mutations is not valid.
+		return nil
 	}
 	var sub []string
 	if v := g.storageVersion(); v != nil && v.Subresources != nil && v.Subresources.Status != nil {

@@ -74,12 +74,15 @@ func (r *Result) PoliciesManifest() ([]byte, error) {
 			b.WriteString("# - " + d.String() + "\n")
 		}
 	}
-	objs := []interface{}{r.Param, r.Mutating, r.MutatingBinding}
+	objs := []interface{}{r.Param}
+	if r.Mutating != nil {
+		objs = append(objs, r.Mutating, r.MutatingBinding)
+	}
 	if r.Validating != nil {
 		objs = append(objs, r.Validating, r.ValidatingBinding)
 	}
-	if r.Deprecation != nil {
-		objs = append(objs, r.Deprecation, r.DeprecationBinding)
+	if r.Warnings != nil {
+		objs = append(objs, r.Warnings, r.WarningsBinding)
 	}
 	for i, o := range objs {
 		body, err := marshal(o)

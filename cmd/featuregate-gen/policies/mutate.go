@@ -311,9 +311,23 @@ func (w *walker) gateOps(a anchor, steps []step) string {
 // stored ones (edits in place). Where our server finds the write ambiguous and rejects it,
 // the items it cannot pair are new here.
 func correlation(nl, ol string, t *tree, d int) string {
+	return correlate(nl, ol, t, d, func(c corr) string { return c.m })
+}
+
+// corr names the values correlate binds for its body: the pairing m1 of the groups, which
+// stored items it pairs (mo), whether its pairs keep their order (mono), the gap of each new
+// and stored item (gapN, gapO), the final pairing m, and the projections of the stored
+// items (po).
+type corr struct {
+	nl, ol, m1, mo, mono, gapN, gapO, m, po string
+	d                                       int
+}
+
+// correlate binds the steps of the pairing of nl with ol and returns body of them.
+func correlate(nl, ol string, t *tree, d int, body func(corr) string) string {
 	n := func(s string) string { return fmt.Sprintf("%s%d", s, d) }
 	a, b, c := n("ca"), n("cb"), n("cc")
-	e, nn, m1, mo, gn, gs, on, os, mono, gapN, gapO, un, uo := n("ce"), n("cnn"), n("cm"), n("cmo"), n("cgn"), n("cgs"), n("con"), n("cos"), n("cmono"), n("cgapn"), n("cgapo"), n("cun"), n("cuo")
+	e, nn, m1, mo, gn, gs, on, os, mono, gapN, gapO, un, uo, m := n("ce"), n("cnn"), n("cm"), n("cmo"), n("cgn"), n("cgs"), n("con"), n("cos"), n("cmono"), n("cgapn"), n("cgapo"), n("cun"), n("cuo"), n("cfinal")
 	pn, po, x := n("cpn"), n("cpo"), n("cx")
 	groups := fmt.Sprintf("lists.range(size(%s)).map(%s, %s)", nl, a,
 		let(gn, fmt.Sprintf("lists.range(size(%s)).filter(%s, %s[%s][%s])", nl, b, nn, a, b),
@@ -323,19 +337,42 @@ func correlation(nl, ol string, t *tree, d int) string {
 					let(on, fmt.Sprintf("%s.filter(%s, !(%s < size(%s) && %s[%s][%s]))", gn, b, b, ol, e, b, b),
 						let(os, fmt.Sprintf("%s.filter(%s, !(%s < size(%s) && %s[%s][%s]))", gs, b, b, nl, e, b, b),
 							fmt.Sprintf("%s.indexOf(%s) < size(%s) ? %s[%s.indexOf(%s)] : -1", on, a, os, os, on, a)))))))
+	final := fmt.Sprintf("lists.range(size(%s)).map(%s, %s[%s] >= 0 ? %s[%s] : !%s ? -1 : %s)", nl, a, m1, a, m1, a, mono,
+		let(un, fmt.Sprintf("lists.range(size(%s)).filter(%s, %s[%s] < 0 && %s[%s] == %s[%s])", nl, b, m1, b, gapN, b, gapN, a),
+			let(uo, fmt.Sprintf("lists.range(size(%s)).filter(%s, !%s[%s] && %s[%s] == %s[%s])", ol, b, mo, b, gapO, b, gapN, a),
+				fmt.Sprintf("size(%s) == size(%s) ? %s[%s.indexOf(%s)] : -1", un, uo, uo, un, a))))
 	gapsStep := let(mo, fmt.Sprintf("lists.range(size(%s)).map(%s, %s.exists(%s, %s == %s))", ol, b, m1, c, c, b),
 		let(gapN, fmt.Sprintf("lists.range(size(%s)).map(%s, size(lists.range(%s).filter(%s, %s[%s] >= 0)))", nl, a, a, b, m1, b),
 			let(gapO, fmt.Sprintf("lists.range(size(%s)).map(%s, size(lists.range(%s).filter(%s, %s[%s])))", ol, b, b, c, mo, c),
 				let(mono, fmt.Sprintf("lists.range(size(%s)).all(%s, %s[%s] < 0 || lists.range(%s).all(%s, %s[%s] < 0 || %s[%s] < %s[%s]))", nl, a, m1, a, a, b, m1, b, m1, b, m1, a),
-					fmt.Sprintf("lists.range(size(%s)).map(%s, %s[%s] >= 0 ? %s[%s] : !%s ? -1 : %s)", nl, a, m1, a, m1, a, mono,
-						let(un, fmt.Sprintf("lists.range(size(%s)).filter(%s, %s[%s] < 0 && %s[%s] == %s[%s])", nl, b, m1, b, gapN, b, gapN, a),
-							let(uo, fmt.Sprintf("lists.range(size(%s)).filter(%s, !%s[%s] && %s[%s] == %s[%s])", ol, b, mo, b, gapO, b, gapN, a),
-								fmt.Sprintf("size(%s) == size(%s) ? %s[%s.indexOf(%s)] : -1", un, uo, uo, un, a))))))))
+					let(m, final, body(corr{nl: nl, ol: ol, m1: m1, mo: mo, mono: mono, gapN: gapN, gapO: gapO, m: m, po: po, d: d}))))))
 	return let(pn, fmt.Sprintf("%s.map(%s, %s)", nl, x, project(x, t, d)),
 		let(po, fmt.Sprintf("%s.map(%s, %s)", ol, x, project(x, t, d)),
 			let(e, fmt.Sprintf("lists.range(size(%s)).map(%s, lists.range(size(%s)).map(%s, %s[%s] == %s[%s]))", nl, a, ol, b, pn, a, po, b),
 				let(nn, fmt.Sprintf("lists.range(size(%s)).map(%s, lists.range(size(%s)).map(%s, %s[%s] == %s[%s]))", nl, a, nl, b, pn, a, pn, b),
 					let(m1, groups, gapsStep)))))
+}
+
+// ambiguous returns the CEL condition under which our server rejects a write to a list
+// without keys as ambiguous (listitems.go): a stored item that holds a value at a disabled
+// path (held, a condition on a stored item x) is left unpaired although new items are left
+// too and the pairs changed order, or sits in a gap whose new and stored items differ in
+// number; or the write removed one of several stored items that are equal outside the gated
+// paths but differ inside them, one of which holds such a value.
+func ambiguous(c corr, held func(x string) string) string {
+	n := func(s string) string { return fmt.Sprintf("%s%d", s, c.d) }
+	a, b, hl, x, y := n("aa"), n("ab"), n("ahl"), n("ax"), n("ay")
+	leftNew := fmt.Sprintf("%s.exists(%s, %s < 0)", c.m1, y, y)
+	unpairedHeld := func(extra string) string {
+		return fmt.Sprintf("lists.range(size(%s)).exists(%s, !%s[%s] && %s[%s]%s)", c.ol, b, c.mo, b, hl, b, extra)
+	}
+	newInGap := fmt.Sprintf("size(lists.range(size(%s)).filter(%s, %s[%s] < 0 && %s[%s] == %s[%s]))", c.nl, a, c.m1, a, c.gapN, a, c.gapO, b)
+	oldInGap := fmt.Sprintf("size(lists.range(size(%s)).filter(%s, !%s[%s] && %s[%s] == %s[%s]))", c.ol, a, c.mo, a, c.gapO, a, c.gapO, b)
+	paired := func(k string) string { return fmt.Sprintf("%s.exists(%s, %s == %s)", c.m, y, y, k) }
+	removedEqual := fmt.Sprintf("lists.range(size(%s)).exists(%s, !%s && lists.range(size(%s)).exists(%s, %s && %s[%s] == %s[%s] && %s[%s] != %s[%s] && (%s[%s] || %s[%s])))",
+		c.ol, b, paired(b), c.ol, a, paired(a), c.po, a, c.po, b, c.ol, a, c.ol, b, hl, a, hl, b)
+	return let(hl, fmt.Sprintf("%s.map(%s, %s)", c.ol, x, held(x)), fmt.Sprintf("(%s && (!%s ? %s : %s)) || %s",
+		leftNew, c.mono, unpairedHeld(""), unpairedHeld(fmt.Sprintf(" && %s > 0 && %s != %s", newInGap, newInGap, oldInGap)), removedEqual))
 }
 
 // defaultOps returns the ops that set a schema default at steps from the root anchor a where

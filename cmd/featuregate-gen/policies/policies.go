@@ -27,17 +27,19 @@ type Result struct {
 	CRD *apiextensionsv1.CustomResourceDefinition
 	// Param is the parameter object that holds the CRD's gates.
 	Param *Param
-	// Mutating and MutatingBinding drop and keep values at disabled paths.
+	// Mutating and MutatingBinding drop and keep values at disabled paths; nil when the
+	// gates guard no path (only values and rules).
 	Mutating        *admissionregistrationv1.MutatingAdmissionPolicy
 	MutatingBinding *admissionregistrationv1.MutatingAdmissionPolicyBinding
 	// Validating and ValidatingBinding (Deny) check gated keywords and gated rules; nil when
 	// the CRD has none of either.
 	Validating        *admissionregistrationv1.ValidatingAdmissionPolicy
 	ValidatingBinding *admissionregistrationv1.ValidatingAdmissionPolicyBinding
-	// Deprecation and DeprecationBinding (Warn) warn of fields of deprecated gates; nil when
-	// the CRD has no deprecated gate.
-	Deprecation        *admissionregistrationv1.ValidatingAdmissionPolicy
-	DeprecationBinding *admissionregistrationv1.ValidatingAdmissionPolicyBinding
+	// Warnings and WarningsBinding (Warn) warn of fields of deprecated gates and of the
+	// values that the Deny checks let pass because the update left them as stored
+	// (ratcheting); nil when the CRD has neither.
+	Warnings        *admissionregistrationv1.ValidatingAdmissionPolicy
+	WarningsBinding *admissionregistrationv1.ValidatingAdmissionPolicyBinding
 	// Differences are what the policies do differently from our server for this CRD.
 	Differences []Difference
 }

@@ -49,6 +49,7 @@ func (g *gen) validating() {
 	}
 	subs := g.subresources()
 	g.scaleCheck()
+	g.ambiguityChecks(onScale)
 	if len(g.validations) > 0 {
 		g.res.Validating, g.res.ValidatingBinding = g.vap(g.policyName(), g.validations, admissionregistrationv1.Deny, subs)
 	}
@@ -60,7 +61,7 @@ func (g *gen) validating() {
 				statusOnly = append(statusOnly, s)
 			}
 		}
-		g.res.Deprecation, g.res.DeprecationBinding = g.vap(g.deprecationPolicyName(), g.warnings, admissionregistrationv1.Warn, statusOnly)
+		g.res.Warnings, g.res.WarningsBinding = g.vap(g.warningsPolicyName(), g.warnings, admissionregistrationv1.Warn, statusOnly)
 	}
 }
 
@@ -84,7 +85,7 @@ func (g *gen) vap(name string, validations []admissionregistrationv1.Validation,
 			Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
 				ParamKind:        g.paramKind(),
 				MatchConstraints: g.matchResources(subs...),
-				Variables:        g.gateVariables(),
+				Variables:        append(g.gateVariables(), g.vapPairings...),
 				Validations:      validations,
 				FailurePolicy:    ptr.To(admissionregistrationv1.Fail),
 			},
@@ -125,6 +126,31 @@ func everyValue(base, oldBase string, steps []featuregates.Step, body string, ra
 	}
 	return fmt.Sprintf("(!%s.hasValue() || %s!(type(%s.value()) == list || type(%s.value()) == map) || %s.value().all(%s, %s, %s))",
 		newV, unchanged, newV, newV, newV, k, v, inner)
+}
+
+// unchangedAt is the CEL condition under which everyValue ratchets: the update leaves the
+// value at the first run of field names of steps (the value, or the list or map holding
+// it) as stored.
+func unchangedAt(steps []featuregates.Step) string {
+	var names []string
+	for _, s := range steps {
+		if s.Wildcard {
+			break
+		}
+		names = append(names, s.Field)
+	}
+	a := anchor{newV: "object", oldV: oldRoot}
+	return fmt.Sprintf("%s == %s", a.oldAt(names), a.newAt(names))
+}
+
+// ratchetWarning returns the Warn check of a Deny check: where the update leaves the judged
+// value as stored (so the Deny check lets it pass), a value that fails the check draws a
+// warning, as CRD validation ratcheting warns of the errors it lets pass.
+func ratchetWarning(guard, state string, steps []featuregates.Step, body, message string) admissionregistrationv1.Validation {
+	return admissionregistrationv1.Validation{
+		Expression: fmt.Sprintf("%s || !(%s) || !(%s) || %s", guard, state, unchangedAt(steps), everyValue("object", oldRoot, steps, body, false, 0)),
+		Message:    message,
+	}
 }
 
 // displayPath is a path as API errors print it: spec.rules[*].name, without the leading dot.
@@ -220,11 +246,14 @@ func (g *gen) keywordChecks(k movedKeywords, guard string) {
 		if !e.Enabled {
 			state = "!" + state
 		}
+		msg := fmt.Sprintf("%s: Invalid value: %s (while feature gate %s is %s)", at, strings.Join(what, "; "), e.FeatureGate, onOff(e.Enabled))
+		body := strings.Join(conds, " && ")
 		g.validations = append(g.validations, admissionregistrationv1.Validation{
-			Expression: fmt.Sprintf("%s || !(%s) || %s", guard, state, everyValue("object", oldRoot, k.steps, strings.Join(conds, " && "), true, 0)),
-			Message:    fmt.Sprintf("%s: Invalid value: %s (while feature gate %s is %s)", at, strings.Join(what, "; "), e.FeatureGate, onOff(e.Enabled)),
+			Expression: fmt.Sprintf("%s || !(%s) || %s", guard, state, everyValue("object", oldRoot, k.steps, body, true, 0)),
+			Message:    msg,
 			Reason:     ptr.To(metav1.StatusReasonInvalid),
 		})
+		g.warnings = append(g.warnings, ratchetWarning(guard, state, k.steps, body, msg))
 	}
 }
 
@@ -277,6 +306,7 @@ func (g *gen) ruleCheck(r movedRule, guard string) {
 		Message:    fmt.Sprintf("%s: Invalid value: %s", fp, msg),
 		Reason:     ptr.To(metav1.StatusReasonInvalid),
 	}
+	g.warnings = append(g.warnings, ratchetWarning(guard, "true", r.steps, body, v.Message))
 	if r.rule.Reason != nil {
 		switch *r.rule.Reason {
 		case apiextensionsv1.FieldValueForbidden:
@@ -331,4 +361,80 @@ func (g *gen) deprecations() {
 			Message:    msg,
 		})
 	}
+}
+
+// ambiguityChecks adds, per list without keys that holds gated paths below its items, the
+// Deny check that refuses the writes our server refuses as ambiguous (see ambiguous): the
+// mutating policy cannot refuse a write, and without this check such a write would lose the
+// stored value it cannot place. The check reads the object the mutating policy left, whose
+// items pair with the stored ones as the request's do (the mutations change gated paths
+// only, which pairing leaves out).
+func (g *gen) ambiguityChecks(guard string) {
+	if len(g.walker.pairings) == 0 {
+		return
+	}
+	vw := &walker{schema: g.schema, gated: g.walker.gated}
+	root := anchor{newV: "object", oldV: oldRoot, ptr: rootPointer(), node: g.schema}
+	for _, p := range g.walker.pairings {
+		prefix := appendWildcard(p.prefix)
+		var below []gatedPath
+		for _, gp := range g.paths {
+			st := gp.path.Steps()
+			if len(st) > len(prefix) && stepsHavePrefix(st, prefix) {
+				below = append(below, gp)
+			}
+		}
+		if len(below) == 0 {
+			continue
+		}
+		held := func(x string) string {
+			var any []string
+			for _, gp := range below {
+				any = append(any, fmt.Sprintf("(!(%s) && %s)", live(gp.chain), hasAt(x, gp.path.Steps()[len(prefix):], 0)))
+			}
+			return strings.Join(any, " || ")
+		}
+		t := vw.relTree(prefix)
+		expr := vw.descend(root, p.steps, 0, nil, 0, "", true, func(a anchor, names []string, rest []step, here []featuregates.Step, d int, idx string) string {
+			nv, sc, nl, ol := fmt.Sprintf("nv%d", d), fmt.Sprintf("sc%d", d), fmt.Sprintf("nl%d", d), fmt.Sprintf("ol%d", d)
+			return let(sc, a.oldAt(names), let(nv, a.newAt(names), fmt.Sprintf("%s.hasValue() && type(%s.value()) == list && %s.hasValue() && type(%s.value()) == list ? %s : []",
+				nv, nv, sc, sc, let(nl, nv+".value()", let(ol, sc+".value()", correlate(nl, ol, t, d, func(c corr) string {
+					return fmt.Sprintf("(%s) ? [true] : []", ambiguous(c, held))
+				}))))))
+		})
+		var paths, gates []string
+		seen := map[string]bool{}
+		for _, gp := range below {
+			paths = append(paths, gp.path.String())
+			if !seen[gp.gate] {
+				seen[gp.gate] = true
+				gates = append(gates, gp.gate)
+			}
+		}
+		g.validations = append(g.validations, admissionregistrationv1.Validation{
+			Expression: fmt.Sprintf("%s || size(%s) == 0", guard, expr),
+			Message: fmt.Sprintf("%s: Invalid value: a stored item holds a value at %s, which a disabled feature gate (%s) guards, and the write changed the list so that the item cannot be told apart in it; keep such items in place while you change others, or enable the gate first",
+				displayPath(p.prefix), strings.Join(paths, ", "), strings.Join(gates, ", ")),
+			Reason: ptr.To(metav1.StatusReasonInvalid),
+		})
+	}
+	g.vapPairings = vw.pairingVariables(root)
+}
+
+// hasAt returns the CEL condition that x has a value at the relative path steps (through
+// every item or value at a wildcard).
+func hasAt(x string, steps []featuregates.Step, d int) string {
+	e := "optional.of(" + x + ")"
+	for i, st := range steps {
+		if st.Wildcard {
+			c, k, v := fmt.Sprintf("hc%d", d), fmt.Sprintf("hk%d", d), fmt.Sprintf("hv%d", d)
+			inner := "true"
+			if i+1 < len(steps) {
+				inner = hasAt(v, steps[i+1:], d+1)
+			}
+			return fmt.Sprintf("[%s].exists(%s, %s.hasValue() && (type(%s.value()) == list || type(%s.value()) == map) && %s.value().exists(%s, %s, %s))", e, c, c, c, c, c, k, v, inner)
+		}
+		e = optField(e, st.Field)
+	}
+	return e + ".hasValue()"
 }

@@ -37,8 +37,15 @@ import (
 // evaluator does, and returns the messages of the validations that fail.
 func runValidating(t testing.TB, p *admissionregistrationv1.ValidatingAdmissionPolicy, param *Param, obj, old map[string]interface{}, subresource string) []string {
 	t.Helper()
+	return compileValidating(t, p)(param, obj, old, subresource)
+}
+
+// compileValidating compiles a generated validating policy once and returns the function
+// that evaluates it on a write.
+func compileValidating(t testing.TB, p *admissionregistrationv1.ValidatingAdmissionPolicy) func(param *Param, obj, old map[string]interface{}, subresource string) []string {
+	t.Helper()
 	if p == nil {
-		return nil
+		return func(*Param, map[string]interface{}, map[string]interface{}, string) []string { return nil }
 	}
 	compiler, err := plugincel.NewCompositedCompiler(environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion()))
 	if err != nil {
@@ -58,35 +65,37 @@ func runValidating(t testing.TB, p *admissionregistrationv1.ValidatingAdmissionP
 	if errs := ev.CompilationErrors(); len(errs) > 0 {
 		t.Fatalf("%s does not compile: %v", p.Name, errs)
 	}
-	cur := &unstructured.Unstructured{Object: runtime.DeepCopyJSON(obj)}
-	var oldObj runtime.Object
-	op := admission.Create
-	if old != nil {
-		oldObj = &unstructured.Unstructured{Object: runtime.DeepCopyJSON(old)}
-		op = admission.Update
-	}
-	gvk := cur.GroupVersionKind()
-	gvr := schema.GroupVersionResource{Group: gvk.Group, Version: gvk.Version, Resource: "things"}
-	attrs := admission.NewAttributesRecord(cur, oldObj, gvk, cur.GetNamespace(), cur.GetName(), gvr, subresource, op, nil, false, nil)
-	va := &admission.VersionedAttributes{Attributes: attrs, VersionedObject: admission.NewLazyObject(cur), VersionedKind: gvk}
-	if oldObj != nil {
-		va.VersionedOldObject = admission.NewLazyObject(oldObj)
-	}
-	req := plugincel.CreateAdmissionRequest(attrs, metav1GVR(gvr), metav1GVK(gvk))
-	results, _, err := ev.ForInput(context.Background(), va, req, plugincel.OptionalVariableBindings{VersionedParams: toUnstructured(t, param)}, nil, 10_000_000)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var failed []string
-	for i, r := range results {
-		if r.Error != nil {
-			t.Fatalf("validation %d: %v\n%s", i, r.Error, p.Spec.Validations[i].Expression)
+	return func(param *Param, obj, old map[string]interface{}, subresource string) []string {
+		cur := &unstructured.Unstructured{Object: runtime.DeepCopyJSON(obj)}
+		var oldObj runtime.Object
+		op := admission.Create
+		if old != nil {
+			oldObj = &unstructured.Unstructured{Object: runtime.DeepCopyJSON(old)}
+			op = admission.Update
 		}
-		if r.EvalResult != nil && r.EvalResult.Value() != true {
-			failed = append(failed, p.Spec.Validations[i].Message)
+		gvk := cur.GroupVersionKind()
+		gvr := schema.GroupVersionResource{Group: gvk.Group, Version: gvk.Version, Resource: "things"}
+		attrs := admission.NewAttributesRecord(cur, oldObj, gvk, cur.GetNamespace(), cur.GetName(), gvr, subresource, op, nil, false, nil)
+		va := &admission.VersionedAttributes{Attributes: attrs, VersionedObject: admission.NewLazyObject(cur), VersionedKind: gvk}
+		if oldObj != nil {
+			va.VersionedOldObject = admission.NewLazyObject(oldObj)
 		}
+		req := plugincel.CreateAdmissionRequest(attrs, metav1GVR(gvr), metav1GVK(gvk))
+		results, _, err := ev.ForInput(context.Background(), va, req, plugincel.OptionalVariableBindings{VersionedParams: toUnstructured(t, param)}, nil, 10_000_000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var failed []string
+		for i, r := range results {
+			if r.Error != nil {
+				t.Fatalf("validation %d: %v\n%s", i, r.Error, p.Spec.Validations[i].Expression)
+			}
+			if r.EvalResult != nil && r.EvalResult.Value() != true {
+				failed = append(failed, p.Spec.Validations[i].Message)
+			}
+		}
+		return failed
 	}
-	return failed
 }
 
 // withStates returns res's parameter object with the named gates enabled and the others
@@ -204,6 +213,9 @@ func TestValidatingPolicy(t *testing.T) {
 		{name: "gated enum value, gate on", res: cache, on: []string{"ARCEviction"}, obj: cacheObj("{evictionPolicy: ARC}")},
 		{name: "other value, gate off", res: cache, obj: cacheObj("{evictionPolicy: LRU}")},
 		{name: "stored value kept while off (ratcheting)", res: cache, obj: cacheObj("{evictionPolicy: ARC, sizeMiB: 2}"), old: cacheObj("{evictionPolicy: ARC, sizeMiB: 1}")},
+		{name: "a ratcheted value draws a warning", policy: cache.Warnings, res: cache, obj: cacheObj("{evictionPolicy: ARC, sizeMiB: 2}"), old: cacheObj("{evictionPolicy: ARC, sizeMiB: 1}"), want: []string{"spec.evictionPolicy: Invalid value: evictionPolicy ARC needs the ARCEviction feature gate"}},
+		{name: "no warning for a value the update changes", policy: cache.Warnings, res: cache, obj: cacheObj("{evictionPolicy: ARC}"), old: cacheObj("{evictionPolicy: LRU}")},
+		{name: "no warning for a valid ratcheted value", policy: cache.Warnings, res: cache, on: []string{"ARCEviction"}, obj: cacheObj("{evictionPolicy: ARC, sizeMiB: 2}"), old: cacheObj("{evictionPolicy: ARC, sizeMiB: 1}")},
 		{name: "changed to the gated value while off", res: cache, obj: cacheObj("{evictionPolicy: ARC}"), old: cacheObj("{evictionPolicy: LRU}"), want: []string{"ARCEviction"}},
 		{name: "gated bound, gate off", res: cache, obj: cacheObj("{zones: [a, b, c, d]}"), want: []string{"spec.zones"}},
 		{name: "gated bound, gate on", res: cache, on: []string{"ManyZones"}, obj: cacheObj("{zones: [a, b, c, d]}")},
@@ -221,9 +233,9 @@ func TestValidatingPolicy(t *testing.T) {
 		{name: "Gateway API: has() of an escaped property inside macros, gate off", res: routes, obj: route(dupParents), want: []string{"sectionName must be unique when parentRefs includes 2 or more references to the same parent"}},
 		{name: "Gateway API: the same with the gate on", res: routes, on: []string{"HTTPRouteParentRefs"}, obj: route(dupParents), want: []string{"sectionName or port must be unique when parentRefs includes 2 or more references to the same parent"}},
 		{name: "Gateway API: parent refs in other namespaces", res: routes, obj: route("{parentRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: example, namespace: a}, {group: gateway.networking.k8s.io, kind: Gateway, name: example, namespace: b}]}")},
-		{name: "deprecated field set on create", policy: report.Deprecation, res: report, on: []string{"UTCOffsetGate"}, obj: obj("gates.example.com/v1", "{utcOffset: '+01:00'}"), want: []string{"deprecated"}},
-		{name: "deprecated field unchanged", policy: report.Deprecation, res: report, on: []string{"UTCOffsetGate"}, obj: obj("gates.example.com/v1", "{utcOffset: '+01:00', schedule: b}"), old: obj("gates.example.com/v1", "{utcOffset: '+01:00', schedule: a}")},
-		{name: "deprecated gate disabled: no warning", policy: report.Deprecation, res: report, obj: obj("gates.example.com/v1", "{utcOffset: '+01:00', legacyFormat: x}")},
+		{name: "deprecated field set on create", policy: report.Warnings, res: report, on: []string{"UTCOffsetGate"}, obj: obj("gates.example.com/v1", "{utcOffset: '+01:00'}"), want: []string{"deprecated"}},
+		{name: "deprecated field unchanged", policy: report.Warnings, res: report, on: []string{"UTCOffsetGate"}, obj: obj("gates.example.com/v1", "{utcOffset: '+01:00', schedule: b}"), old: obj("gates.example.com/v1", "{utcOffset: '+01:00', schedule: a}")},
+		{name: "deprecated gate disabled: no warning", policy: report.Warnings, res: report, obj: obj("gates.example.com/v1", "{utcOffset: '+01:00', legacyFormat: x}")},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := tc.policy
