@@ -245,7 +245,7 @@ test-kind-e2e: $(BIN)/etcd $(BIN)/kube-apiserver ## Kubernetes' e2e specs for CR
 	KIND_NODE_IMAGE=$(KIND_NODE_IMAGE_OFFLINE) hack/kind/e2e.sh
 
 .PHONY: test
-test: verify test-unit test-integration test-e2e test-controllers test-kind test-gateway-api ## Everything CI checks (.ci/run calls exactly this).
+test: verify test-unit test-integration test-e2e test-controllers test-kind test-gateway-api test-stock-policies ## Everything CI checks (.ci/run calls exactly this).
 
 .PHONY: test-kind-ha
 test-kind-ha: kind-node-image $(BIN)/kube-apiserver ## Three control-plane nodes in kind: stock -> ours -> stock under load, gates with a stock server, propagation; _output/kind-ha/report.md. Not in make test (about 15 minutes).

@@ -23,6 +23,7 @@ const (
 	vapPrefix       = "the deprecation warning comes from a ValidatingAdmissionPolicy with the Warn action: the same text after the fixed prefix \"Validation failed for ValidatingAdmissionPolicy '<policy>' with binding '<binding>': \""
 	scaleRefused    = "a scale write while the replicas path is disabled is refused (422) by the validating policy, so no Scale is answered; ours accepts it, keeps the stored replicas and warns (featuregate-gen lists it)"
 	defaultOnWrite  = "a default below a gated path is applied by the mutating policy on writes while the path is live, not when an object stored earlier is read (featuregate-gen lists it)"
+	ratchetText     = "a value that a gated rule lets pass because the update left it as stored draws the rule's message as a warning from the Warn policy, which cannot print the value: \"<path>: Invalid value: <message>\" after the policy prefix, where ours prints \"<path>: Invalid value: \\\"<value>\\\": <message>\""
 )
 
 // intendedDifferences are the differences between ours and stock+policies that are meant:
@@ -84,6 +85,12 @@ var intendedDifferences = func() map[string]map[string]string {
 		"deprecated: a disabled deprecated field keeps its stored value", // its seed
 		"deprecated: default warning text of an enabled deprecated gate",
 	)
+	for _, a := range []string{aspectOthers, aspectPrefix} {
+		declare(a, ratchetText,
+			"rules: gated enum value",
+			"rules: stricter rule once on, stored value ratcheted",
+		)
+	}
 	for _, a := range []string{aspectCode, aspectResponse} {
 		declare(a, scaleRefused,
 			"scale subresource, gate off: stored replicas kept",
