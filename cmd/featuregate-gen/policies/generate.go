@@ -349,8 +349,16 @@ func (g *gen) differ(path, gate, what string) {
 
 // generalDifferences lists what every CRD's policies do differently from our server.
 func (g *gen) generalDifferences() {
-	g.differ("", "", "no warning says that a value was dropped or that a stored value was kept: a mutating policy cannot send warnings")
-	g.differ("", "", "the fields a mutating policy removes or puts back are not reflected in managedFields (server-side apply tracks the request as sent)")
+	if g.res.Mutating != nil {
+		g.differ("", "", "no warning says that a value was dropped or that a stored value was kept: a mutating policy cannot send warnings")
+		g.differ("", "", "the fields a mutating policy removes or puts back are not reflected in managedFields (server-side apply tracks the request as sent)")
+	}
+	if len(g.rules) > 0 || len(g.keywords) > 0 {
+		g.differ("", "", "a gated rule or keyword refuses a write with the validating policy's message (\"ValidatingAdmissionPolicy '…' with binding '…' denied request: <path>: Invalid value: <message>\"), and a value it lets pass because the update left it as stored draws that message as a warning with the policy's prefix, without the value")
+	}
+	if len(g.walker.pairings) > 0 {
+		g.differ("", "", "a write to a list without keys that our server refuses as ambiguous is refused by the validating policy, with a message that names the list and the gated paths but not the item")
+	}
 	if len(g.defaults) > 0 {
 		g.differ("", "", "the defaults at or below gated paths are applied by the mutating policy on writes while the path is live, not when an object is read")
 	}
