@@ -119,8 +119,8 @@ func describePolicies(res *policies.Result) string {
 	} else {
 		parts = append(parts, "no VAP (Deny)")
 	}
-	if res.Deprecation != nil {
-		parts = append(parts, fmt.Sprintf("VAP (Warn): %d validations", len(res.Deprecation.Spec.Validations)))
+	if res.Warnings != nil {
+		parts = append(parts, fmt.Sprintf("VAP (Warn): %d validations", len(res.Warnings.Spec.Validations)))
 	}
 	return strings.Join(parts, ", ")
 }
@@ -265,7 +265,10 @@ func compareOne(ctx context.Context, o options, s shape, forms stockForms, round
 		return r, fmt.Errorf("probe: %w", err)
 	}
 	what := fmt.Sprintf("the %d fields of disabled gates were dropped, the other %d gated fields kept", s.disabledGates(), s.gates-s.disabledGates())
-	if !gatingActive {
+	switch {
+	case s.gates == 0:
+		what = "no gated field, every field stored"
+	case !gatingActive:
 		what = fmt.Sprintf("all %d gated fields stored", s.gates)
 	}
 	fmt.Printf("compare round %d, %d gates, %s: read-back OK (%s; the probe's create+update drew %d warnings)\n", round, s.gates, backend, what, probeWarnings)
