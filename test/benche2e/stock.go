@@ -113,7 +113,10 @@ func describePolicies(res *policies.Result) string {
 	if res == nil {
 		return "no policy (0 gates)"
 	}
-	parts := []string{fmt.Sprintf("MAP: %d mutations", len(res.Mutating.Spec.Mutations))}
+	parts := []string{"no MAP"}
+	if res.Mutating != nil {
+		parts[0] = fmt.Sprintf("MAP: %d mutations", len(res.Mutating.Spec.Mutations))
+	}
 	if res.Validating != nil {
 		parts = append(parts, fmt.Sprintf("VAP (Deny): %d validations", len(res.Validating.Spec.Validations)))
 	} else {

@@ -23,6 +23,7 @@ import (
 	"testing"
 	"time"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apiextensions-apiserver/cmd/featuregate-gen/policies"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
@@ -246,6 +247,26 @@ func TestStockForms(t *testing.T) {
 		gates, _, _ := unstructured.NestedSlice(objs[2].Object, "spec", "featureGates")
 		if len(gates) != tc.gates {
 			t.Errorf("%d gates: the parameter object has %d gates", tc.gates, len(gates))
+		}
+	}
+}
+
+func TestDescribePolicies(t *testing.T) {
+	mut := &admissionregistrationv1.MutatingAdmissionPolicy{Spec: admissionregistrationv1.MutatingAdmissionPolicySpec{Mutations: make([]admissionregistrationv1.Mutation, 3)}}
+	vap := func(n int) *admissionregistrationv1.ValidatingAdmissionPolicy {
+		return &admissionregistrationv1.ValidatingAdmissionPolicy{Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{Validations: make([]admissionregistrationv1.Validation, n)}}
+	}
+	for _, tc := range []struct {
+		res  *policies.Result
+		want string
+	}{
+		{res: nil, want: "no policy (0 gates)"},
+		{res: &policies.Result{Mutating: mut}, want: "MAP: 3 mutations, no VAP (Deny)"},
+		{res: &policies.Result{Mutating: mut, Validating: vap(2), Warnings: vap(1)}, want: "MAP: 3 mutations, VAP (Deny): 2 validations, VAP (Warn): 1 validations"},
+		{res: &policies.Result{Validating: vap(4)}, want: "no MAP, VAP (Deny): 4 validations"},
+	} {
+		if got := describePolicies(tc.res); got != tc.want {
+			t.Errorf("describePolicies = %q, want %q", got, tc.want)
 		}
 	}
 }
