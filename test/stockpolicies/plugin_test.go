@@ -57,7 +57,7 @@ func TestKubectlFeatureGatesOnStock(t *testing.T) {
 		if orig {
 			verb = "enable"
 		}
-		if r := b.featuregates(verb, crontabCRD.name, gate); r.err != nil {
+		if r := b.featuregates(verb, crontabCRD.name, gate, "--force-conflicts"); r.err != nil {
 			t.Errorf("restoring %s: %v\n%s", gate, r.err, r.stderr)
 		}
 		b.states[crontabCRD.name][gate] = orig
@@ -74,7 +74,9 @@ func TestKubectlFeatureGatesOnStock(t *testing.T) {
 		verb string
 		on   bool
 	}{{"enable", true}, {"disable", false}, {"enable", true}} {
-		r := b.featuregates(step.verb, crontabCRD.name, gate)
+		// Other cases set this gate with kubectl patch (another field manager), so the
+		// admin takes the field over, as the plugin's conflict error tells them to.
+		r := b.featuregates(step.verb, crontabCRD.name, gate, "--force-conflicts")
 		if r.err != nil || !strings.Contains(r.stdout+r.stderr, "customresourcefeaturegates") {
 			t.Fatalf("%s: %v\nstdout: %s\nstderr: %s", step.verb, r.err, r.stdout, r.stderr)
 		}

@@ -209,6 +209,10 @@ func (g objGen) steps() []interface{} {
 // fresh one, or, for lists, changed item by item.
 func (g objGen) edit(old map[string]interface{}) map[string]interface{} {
 	obj := runtime.DeepCopyJSON(old)
+	if g.r.Intn(10) == 0 {
+		delete(obj, "spec") // every stored value below spec comes back, in a spec made anew
+		return obj
+	}
 	spec := obj["spec"].(map[string]interface{})
 	fresh := g.object()["spec"].(map[string]interface{})
 	for _, k := range []string{"other", "top", "outer", "keyed", "steps", "limits", "rules", "tags"} {

@@ -287,9 +287,28 @@ func (g *gen) param() {
 func (g *gen) mutating() error {
 	var muts []admissionregistrationv1.Mutation
 	root := anchor{newV: "object", oldV: oldRoot, ptr: rootPointer(), node: g.schema}
+	// One mutation for every gated path: the API server encodes and decodes the whole object
+	// for each mutation, so one per path would cost that once per gate. A path acts only
+	// where it is the outermost effectively disabled one (its gated ancestors are live, its
+	// own gate is not): a disabled ancestor drops or restores the whole value, and the ops of
+	// paths below it would act on values the patch already replaced. Restores that need
+	// objects the new object lacks share them: the patch first creates each such object once,
+	// outermost first, then applies the paths' ops, which then never collide.
+	var parents, ops []string
 	for _, p := range g.paths {
-		ops := g.walker.gateOps(root, resolveSteps(p.path, g.schema))
-		muts = append(muts, jsonPatch(fmt.Sprintf("%s ? [] : (%s)", live(p.chain), ops)))
+		steps := resolveSteps(p.path, g.schema)
+		acts := fmt.Sprintf("%s && !%s", live(g.chainOf(p.path.Steps(), false)), gateVar(p.gate))
+		if pe := g.walker.gateParents(root, steps); pe != "[]" {
+			parents = append(parents, fmt.Sprintf("(%s ? %s : [])", acts, pe))
+		}
+		ops = append(ops, fmt.Sprintf("(%s ? %s : [])", acts, g.walker.gateLeafOps(root, steps)))
+	}
+	if len(ops) > 0 {
+		expr := strings.Join(ops, " + ")
+		if len(parents) > 0 {
+			expr = fmt.Sprintf("(%s).distinct().sort().map(p, JSONPatch{op: \"add\", path: string(p), value: {}}) + %s", strings.Join(parents, " + "), expr)
+		}
+		muts = append(muts, jsonPatch(expr))
 	}
 	for _, d := range g.defaults {
 		ops := g.walker.defaultOps(root, resolveSteps(d.path, g.schema), d.value)

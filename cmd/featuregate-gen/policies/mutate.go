@@ -375,6 +375,41 @@ func ambiguous(c corr, held func(x string) string) string {
 		leftNew, c.mono, unpairedHeld(""), unpairedHeld(fmt.Sprintf(" && %s > 0 && %s != %s", newInGap, newInGap, oldInGap)), removedEqual))
 }
 
+// gateParents returns, for one gated path, the JSON pointers of the objects that a restore of
+// a stored value at the path needs and the new object lacks (a list of CEL strings); the
+// mutation creates them, each once, before any other op (see gen.mutating).
+func (w *walker) gateParents(a anchor, steps []step) string {
+	return w.descend(a, steps, 0, nil, 0, "", true, func(a anchor, names []string, rest []step, here []featuregates.Step, d int, idx string) string {
+		if len(rest) > 0 || len(names) < 2 {
+			return "[]" // a whole list or map is replaced only where it exists; an anchor exists
+		}
+		nv, sv := fmt.Sprintf("nv%d", d), fmt.Sprintf("sv%d", d)
+		var missing []string
+		for j := 1; j < len(names); j++ {
+			missing = append(missing, fmt.Sprintf("(!%s.hasValue() ? [%s] : [])", a.newAt(names[:j]), a.ptrAt(names[:j])))
+		}
+		return let(sv, a.oldAt(names), let(nv, a.newAt(names), fmt.Sprintf("%s.hasValue() && !(%s.hasValue() && %s.value() == %s.value()) ? %s : []",
+			sv, nv, nv, sv, strings.Join(missing, " + "))))
+	})
+}
+
+// gateLeafOps is gateOps for a mutation whose parents gateParents created: a stored value is
+// put back with one add.
+func (w *walker) gateLeafOps(a anchor, steps []step) string {
+	return w.descend(a, steps, 0, nil, 0, "", true, func(a anchor, names []string, rest []step, here []featuregates.Step, d int, idx string) string {
+		nv, sv := fmt.Sprintf("nv%d", d), fmt.Sprintf("sv%d", d)
+		if len(rest) == 0 {
+			return let(sv, a.oldAt(names), let(nv, a.newAt(names), fmt.Sprintf(
+				`%s.hasValue() ? (%s.hasValue() && %s.value() == %s.value() ? [] : [JSONPatch{op: "add", path: %s, value: %s.value()}]) : (%s.hasValue() ? [JSONPatch{op: "remove", path: %s}] : [])`,
+				sv, nv, nv, sv, a.ptrAt(names), sv, nv, a.ptrAt(names))))
+		}
+		ptr := a.ptrAt(names)
+		return let(sv, a.oldAt(names), let(nv, a.newAt(names), fmt.Sprintf(
+			`!%s.hasValue() ? [] : %s.hasValue() && size(%s.value()) > 0 ? (%s.value() == %s.value() ? [] : [JSONPatch{op: "replace", path: %s, value: %s.value()}]) : (size(%s.value()) > 0 ? [JSONPatch{op: "replace", path: %s, value: type(%s.value()) == list ? dyn([]) : dyn({})}] : [])`,
+			nv, sv, sv, nv, sv, ptr, sv, nv, ptr, nv)))
+	})
+}
+
 // defaultOps returns the ops that set a schema default at steps from the root anchor a where
 // the value's parent exists and the value does not.
 func (w *walker) defaultOps(a anchor, steps []step, value string) string {
