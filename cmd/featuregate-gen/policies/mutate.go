@@ -150,34 +150,6 @@ func (a anchor) ptrAt(names []string) pointer {
 	return p
 }
 
-// nest wraps value in one map per name: {"a": {"b": value}}.
-func nest(names []string, value string) string {
-	for i := len(names) - 1; i >= 0; i-- {
-		value = "{" + celString(names[i]) + ": " + value + "}"
-	}
-	return value
-}
-
-// put returns the op list that sets the value at anchor.names to value (a CEL expression),
-// creating the missing objects between the anchor and it.
-func put(a anchor, names []string, value string) string {
-	if len(names) == 0 {
-		return fmt.Sprintf(`[JSONPatch{op: "replace", path: %s, value: %s}]`, a.ptr, value)
-	}
-	expr := ""
-	for j := len(names) - 1; j >= 0; j-- {
-		op := fmt.Sprintf(`[JSONPatch{op: "add", path: %s, value: %s}]`, a.ptrAt(names[:j+1]), nest(names[j+1:], value))
-		if j == 0 {
-			if expr == "" {
-				return op
-			}
-			return expr + op + strings.Repeat(")", len(names)-1)
-		}
-		expr += fmt.Sprintf("(%s.hasValue() ? %s : ", a.newAt(names[:j]), op)
-	}
-	return expr
-}
-
 // let binds name to the value of expr in body: the policies' environment has no cel.bind,
 // so the binding is a one-item list's map macro. It keeps an expression linear in the depth
 // of its path instead of repeating a stored value's lookup at every use.
@@ -280,26 +252,6 @@ func (w *walker) descend(a anchor, full []step, pos int, prefix []featuregates.S
 	return let(sc, a.oldAt(names), let(nv, a.newAt(names), fmt.Sprintf("%s.hasValue() && type(%s.value()) == %s ? %s : %s", nv, nv, kind, each, empty)))
 }
 
-// gateOps returns the ops that apply one effectively disabled gated path, steps from the
-// root anchor a.
-func (w *walker) gateOps(a anchor, steps []step) string {
-	return w.descend(a, steps, 0, nil, 0, "", true, func(a anchor, names []string, rest []step, here []featuregates.Step, d int, idx string) string {
-		nv, sv := fmt.Sprintf("nv%d", d), fmt.Sprintf("sv%d", d)
-		if len(rest) == 0 {
-			// The gated value itself: the stored one back, or none.
-			return let(sv, a.oldAt(names), let(nv, a.newAt(names), fmt.Sprintf(
-				`%s.hasValue() ? (%s.hasValue() && %s.value() == %s.value() ? [] : %s) : (%s.hasValue() ? [JSONPatch{op: "remove", path: %s}] : [])`,
-				sv, nv, nv, sv, put(a, names, sv+".value()"), nv, a.ptrAt(names))))
-		}
-		// Every item (value) is gated: where the write keeps the list (map), the stored items
-		// stay as they are and new ones go; a write that removes the list removes them.
-		ptr := a.ptrAt(names)
-		return let(sv, a.oldAt(names), let(nv, a.newAt(names), fmt.Sprintf(
-			`!%s.hasValue() ? [] : %s.hasValue() && size(%s.value()) > 0 ? (%s.value() == %s.value() ? [] : [JSONPatch{op: "replace", path: %s, value: %s.value()}]) : (size(%s.value()) > 0 ? [JSONPatch{op: "replace", path: %s, value: type(%s.value()) == list ? dyn([]) : dyn({})}] : [])`,
-			nv, sv, sv, nv, sv, ptr, sv, nv, ptr, nv)))
-	})
-}
-
 // correlation returns the CEL list that pairs the items of the new list nl with the stored
 // list ol, item by item: the index of the stored item a new item continues, or -1. It is our
 // server's correlate (pkg/apiserver/schema/featuregates/listitems.go) for lists without
@@ -393,8 +345,9 @@ func (w *walker) gateParents(a anchor, steps []step) string {
 	})
 }
 
-// gateLeafOps is gateOps for a mutation whose parents gateParents created: a stored value is
-// put back with one add.
+// gateLeafOps returns the ops of one effectively disabled gated path, for a mutation whose
+// missing objects gateParents created: a stored value is put back with one add, a new one
+// removed; where every item of a list or map is gated, the stored items stay as they are.
 func (w *walker) gateLeafOps(a anchor, steps []step) string {
 	return w.descend(a, steps, 0, nil, 0, "", true, func(a anchor, names []string, rest []step, here []featuregates.Step, d int, idx string) string {
 		nv, sv := fmt.Sprintf("nv%d", d), fmt.Sprintf("sv%d", d)
