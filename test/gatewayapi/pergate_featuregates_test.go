@@ -31,6 +31,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apiextensions-apiserver/cmd/featuregate-gen/policies"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	"k8s.io/apiextensions-apiserver/test/featuregatetest"
@@ -39,6 +40,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/sets"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
@@ -48,15 +50,22 @@ import (
 	"k8s.io/client-go/restmapper"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/client-go/util/retry"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/yaml"
 )
 
-// The witness is a gate and a field that TestGatewayAPIPerGate adds to each gated CRD it
-// installs on our server, and flips with every gate change of that CRD: once a dry-run write
-// of the field shows the new witness state, the server judges with the new revision.
+// The witness is a gate that TestGatewayAPIPerGate adds to each gated CRD it installs, with
+// two fields: witnessField, a path of the gate, and witnessCheck, whose gated keyword
+// (maxLength 0 while the gate is off) refuses any value while the gate is off. The judge flips
+// the witness with every gate change of that CRD: once dry-run writes of the two fields show
+// the new witness state (the first kept, the second accepted, or the first dropped, the
+// second refused), the server judges with the new gate states. On our server that means the
+// new CRD revision is served; with the policies, that both the mutating and the validating
+// policy read the new parameter object.
 const (
 	witnessGate  = "PerGateJudgeWitness"
 	witnessField = "perGateJudgeWitness"
+	witnessCheck = "perGateJudgeWitnessCheck"
 )
 
 // judged is one Gateway API object of the examples, the invalid examples or
@@ -82,9 +91,14 @@ type gateState struct {
 // channels reject, or stores a value that neither would: a gate that holds only a part of a
 // feature (a type's enum value without the rule that ties it to its field) would.
 //
+// The same states are then judged on the stock kube-apiserver with the gated set turned into
+// stock CRDs and admission policies (featuregate-gen policies), toggled through the
+// parameter objects: each object must again get one of the two channels' outcomes, and the
+// same outcome as on our server.
+//
 // Objects are created with dry-run and the server's default field validation (Warn): a field
 // the standard channel does not know is pruned with a warning there, as a field whose gate is
-// off is dropped with a warning by ours.
+// off is dropped with a warning by ours (and silently by the mutating policy).
 func TestGatewayAPIPerGate(t *testing.T) {
 	binDir := env(t, "E2E_BIN_DIR")
 	stockAPIServer := env(t, "GATEWAY_API_STOCK_APISERVER")
@@ -104,7 +118,7 @@ func TestGatewayAPIPerGate(t *testing.T) {
 	// The two channels' outcomes, on the stock server.
 	stock := map[string]map[string]outcomeOf{}
 	for _, channel := range []string{"standard", "experimental"} {
-		s := startJudge(t, setup{name: "stock, " + channel + " CRDs", stock: true, crdDir: filepath.Join(gw, "config", "crd", channel)}, binDir, stockAPIServer, namespaces)
+		s := startJudge(t, setup{name: "stock, " + channel + " CRDs", stock: true, crdDir: filepath.Join(gw, "config", "crd", channel)}, binDir, stockAPIServer, namespaces, nil)
 		stock[channel] = map[string]outcomeOf{}
 		for _, o := range corpus {
 			stock[channel][o.id] = s.judge(o)
@@ -112,24 +126,66 @@ func TestGatewayAPIPerGate(t *testing.T) {
 		s.stop()
 	}
 	t.Logf("stock outcomes: %d objects, %v", len(corpus), time.Since(start).Round(time.Second))
+	var bases []judged
+	for _, o := range corpus {
+		if stock["standard"][o.id].err == "" && stock["experimental"][o.id].err == "" {
+			bases = append(bases, o)
+		}
+	}
 
-	// Ours, one state after the other.
-	ours := startJudge(t, setup{name: "ours, gated CRDs", crdDir: gated}, binDir, stockAPIServer, namespaces)
-	defer ours.stop()
+	// Ours, one state after the other; then stock with the policies, in the same states.
+	ours := startJudge(t, setup{name: "ours, gated CRDs", crdDir: gated}, binDir, stockAPIServer, namespaces, bases)
 	states := gateStates(ours.gates)
 	var report bytes.Buffer
-	fmt.Fprintf(&report, "Gateway API %s: %d objects, judged by our server in %d gate states\n\n", version, len(corpus), len(states))
-	fmt.Fprintln(&report, "| gate state | objects judged | accepted | as standard | as experimental | as neither |")
-	fmt.Fprintln(&report, "| --- | ---: | ---: | ---: | ---: | ---: |")
+	fmt.Fprintf(&report, "Gateway API %s: %d objects, judged in %d gate states\n\n", version, len(corpus), len(states))
+	fmt.Fprintln(&report, "Our server:")
+	fmt.Fprintln(&report)
+	oursOutcomes := judgeStates(t, ours, states, corpus, stock, nil, &report)
+	ours.stop()
+
+	withPolicies := startJudge(t, setup{name: "stock + policies, gated CRDs", stock: true, policies: true, crdDir: gated}, binDir, stockAPIServer, namespaces, bases)
+	defer withPolicies.stop()
+	fmt.Fprintln(&report)
+	fmt.Fprintln(&report, "The stock kube-apiserver with the policies of featuregate-gen policies:")
+	fmt.Fprintln(&report)
+	judgeStates(t, withPolicies, states, corpus, stock, oursOutcomes, &report)
+	fmt.Fprintf(&report, "\n%v in all\n", time.Since(start).Round(time.Second))
+	if out := os.Getenv("GATEWAY_API_OUT"); out != "" {
+		if err := os.MkdirAll(out, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(out, "per-gate.md"), report.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Logf("\n%s", report.String())
+}
+
+// judgeStates puts j in each state in turn and judges every object of the CRDs the state
+// concerns, failing the test on an outcome that neither stock channel gives, and, when ours
+// is set (the outcomes of our server by state and object), on one that differs from ours. It
+// writes a table row per state to report and returns the outcomes by state and object.
+func judgeStates(t *testing.T, j *judge, states []gateState, corpus []judged, stock, ours map[string]map[string]outcomeOf, report io.Writer) map[string]map[string]outcomeOf {
+	t.Helper()
+	if ours == nil {
+		fmt.Fprintln(report, "| gate state | objects judged | accepted | as standard | as experimental | as neither |")
+		fmt.Fprintln(report, "| --- | ---: | ---: | ---: | ---: | ---: |")
+	} else {
+		fmt.Fprintln(report, "| gate state | objects judged | accepted | as standard | as experimental | as neither | as our server |")
+		fmt.Fprintln(report, "| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+	}
+	out := map[string]map[string]outcomeOf{}
 	for _, st := range states {
-		ours.set(t, st)
-		judgedN, accepted, asStd, asExp, neither := 0, 0, 0, 0, 0
+		j.set(t, st)
+		out[st.name] = map[string]outcomeOf{}
+		judgedN, accepted, asStd, asExp, neither, asOurs := 0, 0, 0, 0, 0, 0
 		for _, o := range corpus {
-			if !st.crds.Has(ours.crdOf(o)) {
+			if !st.crds.Has(j.crdOf(o)) {
 				continue
 			}
 			judgedN++
-			got := ours.judge(o)
+			got := j.judge(o)
+			out[st.name][o.id] = got
 			std, exp := stock["standard"][o.id], stock["experimental"][o.id]
 			if got.err == "" {
 				accepted++
@@ -142,22 +198,24 @@ func TestGatewayAPIPerGate(t *testing.T) {
 			}
 			if !got.same(std) && !got.same(exp) {
 				neither++
-				t.Errorf("%s: %s: our server's outcome is neither channel's\n  ours:         %s\n  standard:     %s\n  experimental: %s",
-					st.name, o.id, got, std, exp)
+				t.Errorf("%s: %s: %s: the outcome is neither channel's\n  got:          %s\n  standard:     %s\n  experimental: %s",
+					j.name, st.name, o.id, got, std, exp)
+			}
+			if ours != nil {
+				if want := ours[st.name][o.id]; got.same(want) {
+					asOurs++
+				} else {
+					t.Errorf("%s: %s: %s: the outcome differs from our server's\n  got:  %s\n  ours: %s", j.name, st.name, o.id, got, want)
+				}
 			}
 		}
-		fmt.Fprintf(&report, "| %s | %d | %d | %d | %d | %d |\n", st.name, judgedN, accepted, asStd, asExp, neither)
-	}
-	fmt.Fprintf(&report, "\n%v in all\n", time.Since(start).Round(time.Second))
-	if out := os.Getenv("GATEWAY_API_OUT"); out != "" {
-		if err := os.MkdirAll(out, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(out, "per-gate.md"), report.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
+		if ours == nil {
+			fmt.Fprintf(report, "| %s | %d | %d | %d | %d | %d |\n", st.name, judgedN, accepted, asStd, asExp, neither)
+		} else {
+			fmt.Fprintf(report, "| %s | %d | %d | %d | %d | %d | %d |\n", st.name, judgedN, accepted, asStd, asExp, neither, asOurs)
 		}
 	}
-	t.Logf("\n%s", report.String())
+	return out
 }
 
 // outcomeOf is what a server did with an object: rejected it (err), or accepted it and would
@@ -262,9 +320,17 @@ type judge struct {
 	kinds   map[string]string
 	storage map[string]string
 	witness map[string]bool
+	// bases are the corpus objects that both stock channels accept; syncWitness builds its
+	// probes from them.
+	bases []judged
+	// gateHolder is the resource whose objects, named like the gated CRDs, hold the gate
+	// states at gatesAt: the CRDs themselves on our server, the parameter objects with the
+	// policies. Both have the shape of spec.customFeatureGates there.
+	gateHolder schema.GroupVersionResource
+	gatesAt    []string
 }
 
-func startJudge(t *testing.T, s setup, binDir, stockAPIServer string, namespaces sets.Set[string]) *judge {
+func startJudge(t *testing.T, s setup, binDir, stockAPIServer string, namespaces sets.Set[string], bases []judged) *judge {
 	t.Helper()
 	began := time.Now()
 	ports, err := featuregatetest.FreePorts(3)
@@ -282,7 +348,13 @@ func startJudge(t *testing.T, s setup, binDir, stockAPIServer string, namespaces
 		t.Fatalf("%s: %v", s.name, err)
 	}
 	j := &judge{name: s.name, cp: cp, warn: &featuregatetest.WarningRecorder{},
-		gates: map[string][]string{}, kinds: map[string]string{}, storage: map[string]string{}, witness: map[string]bool{}}
+		gates: map[string][]string{}, kinds: map[string]string{}, storage: map[string]string{}, witness: map[string]bool{}, bases: bases,
+		gateHolder: apiextensionsv1.SchemeGroupVersion.WithResource("customresourcedefinitions"),
+		gatesAt:    []string{"spec", "customFeatureGates", "featureGates"}}
+	if s.policies {
+		j.gateHolder = schema.GroupVersionResource{Group: policies.ParamGroup, Version: policies.ParamVersion, Resource: policies.ParamResource}
+		j.gatesAt = []string{"spec", "featureGates"}
+	}
 	cfg, err := clientcmd.BuildConfigFromFlags("", cp.Kubeconfig)
 	if err != nil {
 		t.Fatal(err)
@@ -311,6 +383,13 @@ func startJudge(t *testing.T, s setup, binDir, stockAPIServer string, namespaces
 		t.Fatalf("%s: no CRDs in %s", s.name, s.crdDir)
 	}
 	var names []string
+	var generated []*policies.Result
+	if s.policies {
+		if _, err := j.apiext.ApiextensionsV1().CustomResourceDefinitions().Create(ctx, policies.ParamCRD(), metav1.CreateOptions{}); err != nil {
+			t.Fatalf("%s: installing the parameter kind: %v", s.name, err)
+		}
+		names = append(names, policies.ParamCRDName)
+	}
 	for _, f := range files {
 		manifest, err := os.ReadFile(f)
 		if err != nil {
@@ -326,11 +405,19 @@ func startJudge(t *testing.T, s setup, binDir, stockAPIServer string, namespaces
 			}
 		}
 		j.kinds[crd.Spec.Group+"/"+crd.Spec.Names.Kind] = crd.Name
-		if !s.stock && crd.Spec.CustomFeatureGates != nil && len(crd.Spec.CustomFeatureGates.FeatureGates) > 0 {
+		if (!s.stock || s.policies) && crd.Spec.CustomFeatureGates != nil && len(crd.Spec.CustomFeatureGates.FeatureGates) > 0 {
 			for _, g := range crd.Spec.CustomFeatureGates.FeatureGates {
 				j.gates[crd.Name] = append(j.gates[crd.Name], g.Name)
 			}
 			addWitness(crd)
+			if s.policies {
+				res, err := policies.Generate(crd)
+				if err != nil {
+					t.Fatalf("%s: featuregate-gen policies for %s: %v", s.name, crd.Name, err)
+				}
+				generated = append(generated, res)
+				crd = res.CRD
+			}
 		}
 		if _, err := j.apiext.ApiextensionsV1().CustomResourceDefinitions().Create(ctx, crd, metav1.CreateOptions{}); err != nil {
 			t.Fatalf("%s: installing %s: %v", s.name, filepath.Base(f), err)
@@ -361,6 +448,9 @@ func startJudge(t *testing.T, s setup, binDir, stockAPIServer string, namespaces
 		}
 		return true
 	})
+	for _, res := range generated {
+		installGenerated(t, j, res)
+	}
 	for c := range j.gates {
 		j.syncWitness(t, c)
 	}
@@ -379,7 +469,7 @@ func established(crd *apiextensionsv1.CustomResourceDefinition) bool {
 	return false
 }
 
-// addWitness adds the witness gate, off, and its field to every version of crd.
+// addWitness adds the witness gate, off, and its two fields to every version of crd.
 func addWitness(crd *apiextensionsv1.CustomResourceDefinition) {
 	off := false
 	crd.Spec.CustomFeatureGates.FeatureGates = append(crd.Spec.CustomFeatureGates.FeatureGates, apiextensionsv1.CustomResourceDefinitionFeatureGate{
@@ -389,7 +479,43 @@ func addWitness(crd *apiextensionsv1.CustomResourceDefinition) {
 		root := crd.Spec.Versions[i].Schema.OpenAPIV3Schema
 		spec := root.Properties["spec"]
 		spec.Properties[witnessField] = apiextensionsv1.JSONSchemaProps{Type: "string"}
+		spec.Properties[witnessCheck] = apiextensionsv1.JSONSchemaProps{Type: "string", XFeatureGatedValidations: []apiextensionsv1.FeatureGatedValidation{
+			{FeatureGate: witnessGate, Enabled: false, MaxLength: ptr.To[int64](0)},
+		}}
 		root.Properties["spec"] = spec
+	}
+}
+
+// installGenerated creates what featuregate-gen policies wrote for a gated CRD besides the
+// CRD: the parameter object, then the validating policies, then the mutating policy, each
+// policy before its binding.
+func installGenerated(t *testing.T, j *judge, res *policies.Result) {
+	t.Helper()
+	admission := func(resource string) schema.GroupVersionResource {
+		return schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1", Resource: resource}
+	}
+	type object struct {
+		gvr schema.GroupVersionResource
+		obj interface{}
+	}
+	objs := []object{{j.gateHolder, res.Param}}
+	if res.Validating != nil {
+		objs = append(objs, object{admission("validatingadmissionpolicies"), res.Validating}, object{admission("validatingadmissionpolicybindings"), res.ValidatingBinding})
+	}
+	if res.Warnings != nil {
+		objs = append(objs, object{admission("validatingadmissionpolicies"), res.Warnings}, object{admission("validatingadmissionpolicybindings"), res.WarningsBinding})
+	}
+	if res.Mutating != nil {
+		objs = append(objs, object{admission("mutatingadmissionpolicies"), res.Mutating}, object{admission("mutatingadmissionpolicybindings"), res.MutatingBinding})
+	}
+	for _, o := range objs {
+		u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(o.obj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := j.dynamic.Resource(o.gvr).Create(context.Background(), &unstructured.Unstructured{Object: u}, metav1.CreateOptions{}); err != nil {
+			t.Fatalf("%s: installing the %s of %s: %v", j.name, o.gvr.Resource, res.CRD.Name, err)
+		}
 	}
 }
 
@@ -429,8 +555,8 @@ func (j *judge) judge(o judged) outcomeOf {
 	return outcomeOf{stored: string(b)}
 }
 
-// set puts the gated CRDs in state st: the gates st names on, the others off. A CRD that
-// changes flips its witness, and set returns once the server judges with the new revision.
+// set puts the gated CRDs in state st: the gates st names on, the others off. A CRD whose
+// gates change flips its witness, and set returns once the server judges with the new states.
 func (j *judge) set(t *testing.T, st gateState) {
 	t.Helper()
 	ctx := context.Background()
@@ -442,32 +568,37 @@ func (j *judge) set(t *testing.T, st gateState) {
 	for _, c := range crds {
 		var changed bool
 		err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-			crd, err := j.apiext.ApiextensionsV1().CustomResourceDefinitions().Get(ctx, c, metav1.GetOptions{})
+			holder, err := j.dynamic.Resource(j.gateHolder).Get(ctx, c, metav1.GetOptions{})
 			if err != nil {
 				return err
 			}
+			gates, found, err := unstructured.NestedSlice(holder.Object, j.gatesAt...)
+			if err != nil || !found {
+				return fmt.Errorf("no gates at %s: %v", strings.Join(j.gatesAt, "."), err)
+			}
 			changed = false
-			for i := range crd.Spec.CustomFeatureGates.FeatureGates {
-				g := &crd.Spec.CustomFeatureGates.FeatureGates[i]
-				if g.Name == witnessGate {
+			for _, g := range gates {
+				g := g.(map[string]interface{})
+				if g["name"] == witnessGate {
 					continue
 				}
-				want := st.on[c].Has(g.Name)
-				if g.Enabled == nil || *g.Enabled != want {
-					g.Enabled, changed = &want, true
+				want := st.on[c].Has(g["name"].(string))
+				if on, ok := g["enabled"].(bool); !ok || on != want {
+					g["enabled"], changed = want, true
 				}
 			}
 			if !changed {
 				return nil
 			}
-			for i := range crd.Spec.CustomFeatureGates.FeatureGates {
-				g := &crd.Spec.CustomFeatureGates.FeatureGates[i]
-				if g.Name == witnessGate {
-					w := !j.witness[c]
-					g.Enabled = &w
+			for _, g := range gates {
+				if g := g.(map[string]interface{}); g["name"] == witnessGate {
+					g["enabled"] = !j.witness[c]
 				}
 			}
-			_, err = j.apiext.ApiextensionsV1().CustomResourceDefinitions().Update(ctx, crd, metav1.UpdateOptions{})
+			if err := unstructured.SetNestedSlice(holder.Object, gates, j.gatesAt...); err != nil {
+				return err
+			}
+			_, err = j.dynamic.Resource(j.gateHolder).Update(ctx, holder, metav1.UpdateOptions{})
 			return err
 		})
 		if err != nil {
@@ -480,44 +611,62 @@ func (j *judge) set(t *testing.T, st gateState) {
 	}
 }
 
-// syncWitness waits until a dry-run write of the witness field of crd shows the witness
-// state the CRD was last given: dropped with a warning while off, kept while on.
+// syncWitness waits until dry-run writes of the witness fields of crd show the witness state
+// the CRD was last given: the gated field kept and the checked value accepted while on, the
+// field dropped and the value refused while off. The probes are a copy of a corpus object of
+// crd that both stock channels accept (j.bases), so that the rest of the object passes the
+// schema and the validating policy runs; a CRD without such an object fails the test.
 func (j *judge) syncWitness(t *testing.T, crd string) {
 	t.Helper()
-	var kind, group string
-	for gk, c := range j.kinds {
-		if c == crd {
-			group, kind, _ = strings.Cut(gk, "/")
+	var base *unstructured.Unstructured
+	for _, o := range j.bases {
+		if j.crdOf(o) == crd {
+			base = o.obj
+			break
 		}
 	}
-	o := judged{id: "witness", obj: &unstructured.Unstructured{Object: map[string]interface{}{
-		"apiVersion": group + "/" + j.storage[crd],
-		"kind":       kind,
-		"metadata":   map[string]interface{}{"name": "per-gate-judge-witness", "namespace": "default"},
-		"spec":       map[string]interface{}{witnessField: "x"},
-	}}}
-	gvk := o.obj.GroupVersionKind()
+	if base == nil {
+		t.Fatalf("%s: no object of %s that both stock channels accept, to build the witness probes from", j.name, crd)
+	}
+	gvk := base.GroupVersionKind()
 	m, err := j.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Scope.Name() != meta.RESTScopeNameNamespace {
-		unstructured.RemoveNestedField(o.obj.Object, "metadata", "namespace")
+	var ri dynamic.ResourceInterface = j.dynamic.Resource(m.Resource)
+	if m.Scope.Name() == meta.RESTScopeNameNamespace {
+		ns := base.GetNamespace()
+		if ns == "" {
+			ns = "default"
+		}
+		ri = j.dynamic.Resource(m.Resource).Namespace(ns)
+	}
+	create := func(field string) (*unstructured.Unstructured, error) {
+		o := base.DeepCopy()
+		if err := unstructured.SetNestedField(o.Object, "x", "spec", field); err != nil {
+			return nil, err
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		got, err := ri.Create(ctx, o, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		j.warn.Take()
+		return got, err
 	}
 	want := j.witness[crd]
-	featuregatetest.WaitFor(t, 30*time.Second, fmt.Sprintf("%s: %s with %s=%t to be served", j.name, crd, witnessGate, want), func() bool {
-		var ri dynamic.ResourceInterface = j.dynamic.Resource(m.Resource)
-		if m.Scope.Name() == meta.RESTScopeNameNamespace {
-			ri = j.dynamic.Resource(m.Resource).Namespace("default")
-		}
-		j.warn.Take()
-		_, _ = ri.Create(context.Background(), o.obj.DeepCopy(), metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
-		dropped := false
-		for _, w := range j.warn.Take() {
-			if strings.Contains(w, witnessField+" was dropped: feature gate "+witnessGate) {
-				dropped = true
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(200 * time.Millisecond) {
+		var seen string
+		if got, err := create(witnessField); err != nil {
+			seen = fmt.Sprintf("the probe of %s was refused: %v", witnessField, err)
+		} else {
+			_, kept, _ := unstructured.NestedString(got.Object, "spec", witnessField)
+			_, err = create(witnessCheck)
+			if kept == want && (err == nil) == want {
+				return
 			}
+			seen = fmt.Sprintf("%s kept: %t; %s refused: %v", witnessField, kept, witnessCheck, err)
 		}
-		return dropped != want
-	})
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: %s: timed out waiting for %s=%t to be served; last probe: %s", j.name, crd, witnessGate, want, seen)
+		}
+	}
 }
