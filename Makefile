@@ -252,7 +252,7 @@ test-kind-ha: kind-node-image $(BIN)/kube-apiserver ## Three control-plane nodes
 	hack/kind/ha/test-kind-ha.sh
 
 .PHONY: test-gateway-api
-test-gateway-api: $(BIN)/kube-apiserver $(BIN)/etcd $(BIN)/kubectl ## Gateway API v1.4.0 and v1.6.3: examples, invalid examples and CEL suite on a stock kube-apiserver with each channel vs ours with the gated set, and the per-gate judge (GATEWAY_API_VERSION=v1.3.0 for one other release).
+test-gateway-api: $(BIN)/kube-apiserver $(BIN)/etcd $(BIN)/kubectl ## Gateway API v1.4.0 and v1.6.3: examples, invalid examples and CEL suite on a stock kube-apiserver with each channel vs ours with the gated set vs stock + its generated policies, and the per-gate judge on ours and on stock + policies (GATEWAY_API_VERSION=v1.3.0 for one other release).
 	hack/fork/test-gateway-api.sh
 
 # OpenShift's API test suites: a folder laid out like openshift/api (a full clone works too).
