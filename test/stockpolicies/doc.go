@@ -28,7 +28,9 @@ limitations under the License.
 // when the two differ in a way that is not declared as intended (intendedDifferences), or
 // when a declared difference is not observed. It writes the comparison as a markdown table
 // to $STOCK_POLICIES_REPORT (default _output/stock-policies/report.md). A second test proves
-// that the policies lose no stored value, reading it through the API and straight from etcd.
+// that the policies lose no stored value, reading it through the API and straight from etcd;
+// a third runs Gateway API's lossless disable (examples/gateway-api, gates toggled with
+// `kubectl featuregates`) on both backends.
 //
 // `make test-stock-policies` builds the binaries and runs it.
 package stockpolicies

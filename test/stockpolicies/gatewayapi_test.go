@@ -1,0 +1,206 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package stockpolicies
+
+import (
+	"encoding/json"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The Gateway API v1.4.0 set of examples/gateway-api (its two channels merged into gated
+// CRDs) and a route that uses two of its experimental fields.
+var (
+	gatewayAPIRoutes = &crdInfo{name: "httproutes.gateway.networking.k8s.io",
+		group: "gateway.networking.k8s.io", version: "v1", resource: "httproutes", kind: "HTTPRoute"}
+	gatewayAPIRouteGates = []string{"HTTPRouteRulesRetry", "HTTPRouteRulesSessionPersistence"}
+)
+
+const (
+	experimentalRoute = `apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: lossless, namespace: default}
+spec:
+  parentRefs: [{name: gw}]
+  hostnames: [HOST]
+  rules:
+  - backendRefs: [{name: svc, port: 8080}]
+    retry: {attempts: ATTEMPTS, codes: [503], backoff: 100ms}
+    sessionPersistence: {sessionName: s, type: Cookie}
+`
+	standardRoute = `apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: lossless, namespace: default}
+spec:
+  parentRefs: [{name: gw}]
+  hostnames: [HOST]
+  rules:
+  - backendRefs: [{name: svc, port: 8080}]
+`
+)
+
+func routeManifest(manifest, host string, attempts int) string {
+	return strings.NewReplacer("HOST", host, "ATTEMPTS", fmt.Sprint(attempts)).Replace(manifest)
+}
+
+// TestGatewayAPILosslessDisableOnBothBackends is test/e2e's TestGatewayAPILosslessDisable
+// (the scenario of cilium/cilium#39843) on both backends: ours with the gated Gateway API set
+// as it is, the stock kube-apiserver with featuregate-gen policies' output for it. A route
+// uses retry and sessionPersistence while their gates are on; `kubectl featuregates` turns
+// the gates off; the route is written by client-side apply with and without the fields,
+// server-side apply by another manager and a status write; the gates go on again. On each
+// backend, etcd holds the same two values after every write, and the route reads them back
+// at the end.
+func TestGatewayAPILosslessDisableOnBothBackends(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join(repoRoot, "examples", "gateway-api", "crds", "*.yaml"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no CRDs in examples/gateway-api/crds: %v", err)
+	}
+	generated := t.TempDir()
+	out, err := exec.Command(filepath.Join(binDir, "featuregate-gen"), "policies", "--crds", strings.Join(files, ","), "--out", generated).CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s --crds <examples/gateway-api/crds> --out %s: %v\n%s", generatorCommand, generated, err, out)
+	}
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			if b.name == backendOurs {
+				args := []string{"apply", "--server-side", "--field-manager=gateway-api"}
+				for _, f := range files {
+					args = append(args, "-f", f)
+				}
+				mustRun(t, b, "", args...)
+			} else {
+				mustRun(t, b, "", "apply", "--server-side", "--field-manager=gateway-api", "-f", filepath.Join(generated, "crds"))
+			}
+			mustRun(t, b, "", "wait", "--for=condition=Established", "--timeout=60s", "crd/"+gatewayAPIRoutes.name)
+			if b.name != backendOurs {
+				mustRun(t, b, "", "apply", "--server-side", "--field-manager=gateway-api", "-f", filepath.Join(generated, "policies"))
+			}
+
+			setRouteGates(t, b, true)
+			mustRun(t, b, routeManifest(experimentalRoute, "a.example.com", 3), "apply", "-f", "-")
+			want := routeValues(t, b, "a.example.com")
+			if len(want) != 2 {
+				t.Fatalf("with the gates on, etcd has %v; want retry and sessionPersistence", want)
+			}
+
+			setRouteGates(t, b, false)
+			for _, w := range []struct {
+				step, host string
+				args       []string
+				manifest   string
+			}{
+				{"client-side apply with changed fields", "b.example.com", []string{"apply", "-f", "-"}, experimentalRoute},
+				{"client-side apply without the fields (a standard-channel manifest)", "c.example.com", []string{"apply", "-f", "-"}, standardRoute},
+				{"server-side apply by another manager", "d.example.com", []string{"apply", "--server-side", "--force-conflicts", "--field-manager=other", "-f", "-"}, standardRoute},
+				{"status write", "d.example.com", []string{"patch", "httproute", "lossless", "-n", "default", "--subresource=status", "--type=merge", "-p", `{"status":{"parents":[]}}`}, ""},
+			} {
+				stdin := ""
+				if w.manifest != "" {
+					stdin = routeManifest(w.manifest, w.host, 7)
+				}
+				mustRun(t, b, stdin, w.args...)
+				if got := routeValues(t, b, w.host); !reflect.DeepEqual(got, want) {
+					t.Errorf("%s: etcd has %v, want %v", w.step, got, want)
+				}
+			}
+
+			setRouteGates(t, b, true)
+			r := mustRun(t, b, "", "get", "httproute", "lossless", "-n", "default", "-o", "json")
+			var obj map[string]interface{}
+			if err := json.Unmarshal([]byte(r.stdout), &obj); err != nil {
+				t.Fatal(err)
+			}
+			if got := ruleValues(obj); !reflect.DeepEqual(got, want) {
+				t.Errorf("with the gates on again, the route reads %v, want %v", got, want)
+			}
+			mustRun(t, b, "", "delete", "httproute", "lossless", "-n", "default")
+		})
+	}
+}
+
+func mustRun(t *testing.T, b *backend, stdin string, args ...string) kubectlResult {
+	t.Helper()
+	r, err := b.mustKubectl(stdin, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// ruleValues is the retry and sessionPersistence of the first rule of a route.
+func ruleValues(route map[string]interface{}) map[string]interface{} {
+	out := map[string]interface{}{}
+	rules, _ := lookup(route, "spec", "rules")
+	list, _ := rules.([]interface{})
+	if len(list) == 0 {
+		return out
+	}
+	rule, _ := list[0].(map[string]interface{})
+	for _, f := range []string{"retry", "sessionPersistence"} {
+		if v, ok := rule[f]; ok {
+			out[f] = v
+		}
+	}
+	return out
+}
+
+// routeValues reads the route from etcd, checks that the last write took (its hostname is
+// host), and returns its experimental values.
+func routeValues(t *testing.T, b *backend, host string) map[string]interface{} {
+	t.Helper()
+	obj, err := b.etcdObject(gatewayAPIRoutes, "default", "lossless")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hosts, _ := lookup(obj, "spec", "hostnames"); !reflect.DeepEqual(hosts, []interface{}{host}) {
+		t.Fatalf("%s: etcd has hostnames %v, want [%s]: the write did not take", b.name, hosts, host)
+	}
+	return ruleValues(obj)
+}
+
+// setRouteGates turns the route's two gates on or off by name with `kubectl featuregates`
+// (the CRD on ours, the parameter object on stock) and waits until a dry-run apply of a route
+// with both fields keeps them exactly while the gates are on.
+func setRouteGates(t *testing.T, b *backend, on bool) {
+	t.Helper()
+	verb := map[bool]string{true: "enable", false: "disable"}[on]
+	for _, gate := range gatewayAPIRouteGates {
+		if r := b.featuregates(verb, gatewayAPIRoutes.name, gate, "--force-conflicts"); r.err != nil {
+			t.Fatalf("%s: kubectl featuregates %s %s %s: %v\nstdout: %s\nstderr: %s", b.name, verb, gatewayAPIRoutes.name, gate, r.err, r.stdout, r.stderr)
+		}
+	}
+	// Another name than the route's: a dry-run apply to the stored route would keep its values.
+	probe := strings.Replace(routeManifest(experimentalRoute, "probe.example.com", 9), "name: lossless,", "name: lossless-probe,", 1)
+	deadline := time.Now().Add(gateChangeTimeout)
+	for {
+		r := b.kubectl(probe, "apply", "--dry-run=server", "-o", "json", "-f", "-")
+		var obj map[string]interface{}
+		if r.err == nil && json.Unmarshal([]byte(r.stdout), &obj) == nil && len(ruleValues(obj)) == map[bool]int{true: 2, false: 0}[on] {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: the route's gates were not %sd within %s; last dry-run apply: %v\nstdout: %s\nstderr: %s", b.name, verb, gateChangeTimeout, r.err, r.stdout, r.stderr)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
