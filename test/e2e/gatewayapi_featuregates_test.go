@@ -26,33 +26,7 @@ import (
 	"k8s.io/apiextensions-apiserver/test/featuregatetest"
 )
 
-const (
-	httpRoutesCRD = "httproutes.gateway.networking.k8s.io"
-	// losslessRoute uses two experimental fields of Gateway API v1.4.0's HTTPRoute.
-	losslessRoute = `apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: lossless, namespace: default}
-spec:
-  parentRefs: [{name: gw}]
-  hostnames: [HOST]
-  rules:
-  - backendRefs: [{name: svc, port: 8080}]
-    retry: {attempts: 3, codes: [503], backoff: 100ms}
-    sessionPersistence: {sessionName: s, type: Cookie}
-`
-	// standardRoute is the same route as a user of the standard channel writes it.
-	standardRoute = `apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: lossless, namespace: default}
-spec:
-  parentRefs: [{name: gw}]
-  hostnames: [HOST]
-  rules:
-  - backendRefs: [{name: svc, port: 8080}]
-`
-)
-
-func route(manifest, host string) string { return strings.ReplaceAll(manifest, "HOST", host) }
+const httpRoutesCRD = "httproutes.gateway.networking.k8s.io"
 
 // experimentalValues reads the experimental fields of the route straight from etcd.
 func experimentalValues(t *testing.T, host string) map[string]interface{} {
@@ -64,15 +38,7 @@ func experimentalValues(t *testing.T, host string) map[string]interface{} {
 	if hosts, _ := spec["hostnames"].([]interface{}); len(hosts) != 1 || hosts[0] != host {
 		t.Fatalf("etcd has hostnames %v, want [%s]: the write did not take", spec["hostnames"], host)
 	}
-	rules, _ := spec["rules"].([]interface{})
-	rule, _ := rules[0].(map[string]interface{})
-	out := map[string]interface{}{}
-	for _, f := range []string{"retry", "sessionPersistence"} {
-		if v, ok := rule[f]; ok {
-			out[f] = v
-		}
-	}
-	return out
+	return featuregatetest.LosslessRouteValues(spec)
 }
 
 // setRouteGates turns the two gates on or off and waits until the server honours it.
@@ -83,7 +49,7 @@ func setRouteGates(t *testing.T, on bool) {
 		mustFeaturegates(t, verb, httpRoutesCRD, gate)
 	}
 	// A dry run of a new value draws a gate's warning exactly while the gates are off.
-	probe := strings.Replace(route(losslessRoute, "probe.example.com"), "attempts: 3", "attempts: 9", 1)
+	probe := featuregatetest.LosslessRoute("probe.example.com", 9, true)
 	featuregatetest.WaitFor(t, 30*time.Second, "the route gates to be "+verb+"d", func() bool {
 		r := mustKubectl(t, probe, "apply", "--dry-run=server", "-f", "-")
 		return !strings.Contains(r.stderr, "feature gate HTTPRouteRulesRetry") == on
@@ -108,7 +74,7 @@ func TestGatewayAPILosslessDisable(t *testing.T) {
 	mustKubectl(t, "", "wait", "--for=condition=Established", "--timeout=60s", "crd/"+httpRoutesCRD)
 
 	setRouteGates(t, true)
-	mustKubectl(t, route(losslessRoute, "a.example.com"), "apply", "-f", "-")
+	mustKubectl(t, featuregatetest.LosslessRoute("a.example.com", 3, true), "apply", "-f", "-")
 	want := experimentalValues(t, "a.example.com")
 	if len(want) != 2 {
 		t.Fatalf("with the gates on, etcd has %v; want retry and sessionPersistence", want)
@@ -126,12 +92,12 @@ func TestGatewayAPILosslessDisable(t *testing.T) {
 		}
 	}
 	check("client-side apply with the fields",
-		"b.example.com", mustKubectl(t, route(losslessRoute, "b.example.com"), "apply", "-f", "-"), "")
+		"b.example.com", mustKubectl(t, featuregatetest.LosslessRoute("b.example.com", 3, true), "apply", "-f", "-"), "")
 	check("client-side apply without the fields (a standard-channel manifest)",
-		"c.example.com", mustKubectl(t, route(standardRoute, "c.example.com"), "apply", "-f", "-"),
+		"c.example.com", mustKubectl(t, featuregatetest.LosslessRoute("c.example.com", 0, false), "apply", "-f", "-"),
 		"feature gate HTTPRouteRulesRetry (alpha) is disabled")
 	check("server-side apply by another manager",
-		"d.example.com", mustKubectl(t, route(standardRoute, "d.example.com"), "apply", "--server-side", "--force-conflicts", "--field-manager=other", "-f", "-"),
+		"d.example.com", mustKubectl(t, featuregatetest.LosslessRoute("d.example.com", 0, false), "apply", "--server-side", "--force-conflicts", "--field-manager=other", "-f", "-"),
 		"feature gate HTTPRouteRulesSessionPersistence (alpha) is disabled")
 	check("status write",
 		"d.example.com", mustKubectl(t, "", "patch", "httproute", "lossless", "--subresource=status", "--type=merge", "-p", `{"status":{"parents":[]}}`), "")

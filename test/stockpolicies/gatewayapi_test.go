@@ -18,49 +18,24 @@ package stockpolicies
 
 import (
 	"encoding/json"
-	"fmt"
 	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"k8s.io/apiextensions-apiserver/test/featuregatetest"
 )
 
-// The Gateway API v1.4.0 set of examples/gateway-api (its two channels merged into gated
-// CRDs) and a route that uses two of its experimental fields.
+// The HTTPRoute CRD of the Gateway API v1.4.0 set of examples/gateway-api (its two channels
+// merged into gated CRDs), and the gates of the two experimental fields that
+// featuregatetest.LosslessRoute uses.
 var (
 	gatewayAPIRoutes = &crdInfo{name: "httproutes.gateway.networking.k8s.io",
 		group: "gateway.networking.k8s.io", version: "v1", resource: "httproutes", kind: "HTTPRoute"}
 	gatewayAPIRouteGates = []string{"HTTPRouteRulesRetry", "HTTPRouteRulesSessionPersistence"}
 )
-
-const (
-	experimentalRoute = `apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: lossless, namespace: default}
-spec:
-  parentRefs: [{name: gw}]
-  hostnames: [HOST]
-  rules:
-  - backendRefs: [{name: svc, port: 8080}]
-    retry: {attempts: ATTEMPTS, codes: [503], backoff: 100ms}
-    sessionPersistence: {sessionName: s, type: Cookie}
-`
-	standardRoute = `apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: lossless, namespace: default}
-spec:
-  parentRefs: [{name: gw}]
-  hostnames: [HOST]
-  rules:
-  - backendRefs: [{name: svc, port: 8080}]
-`
-)
-
-func routeManifest(manifest, host string, attempts int) string {
-	return strings.NewReplacer("HOST", host, "ATTEMPTS", fmt.Sprint(attempts)).Replace(manifest)
-}
 
 // TestGatewayAPILosslessDisableOnBothBackends is test/e2e's TestGatewayAPILosslessDisable
 // (the scenario of cilium/cilium#39843) on both backends: ours with the gated Gateway API set
@@ -97,7 +72,7 @@ func TestGatewayAPILosslessDisableOnBothBackends(t *testing.T) {
 			}
 
 			setRouteGates(t, b, true)
-			mustRun(t, b, routeManifest(experimentalRoute, "a.example.com", 3), "apply", "-f", "-")
+			mustRun(t, b, featuregatetest.LosslessRoute("a.example.com", 3, true), "apply", "-f", "-")
 			want := routeValues(t, b, "a.example.com")
 			if len(want) != 2 {
 				t.Fatalf("with the gates on, etcd has %v; want retry and sessionPersistence", want)
@@ -107,18 +82,14 @@ func TestGatewayAPILosslessDisableOnBothBackends(t *testing.T) {
 			for _, w := range []struct {
 				step, host string
 				args       []string
-				manifest   string
+				stdin      string
 			}{
-				{"client-side apply with changed fields", "b.example.com", []string{"apply", "-f", "-"}, experimentalRoute},
-				{"client-side apply without the fields (a standard-channel manifest)", "c.example.com", []string{"apply", "-f", "-"}, standardRoute},
-				{"server-side apply by another manager", "d.example.com", []string{"apply", "--server-side", "--force-conflicts", "--field-manager=other", "-f", "-"}, standardRoute},
+				{"client-side apply with changed fields", "b.example.com", []string{"apply", "-f", "-"}, featuregatetest.LosslessRoute("b.example.com", 7, true)},
+				{"client-side apply without the fields (a standard-channel manifest)", "c.example.com", []string{"apply", "-f", "-"}, featuregatetest.LosslessRoute("c.example.com", 0, false)},
+				{"server-side apply by another manager", "d.example.com", []string{"apply", "--server-side", "--force-conflicts", "--field-manager=other", "-f", "-"}, featuregatetest.LosslessRoute("d.example.com", 0, false)},
 				{"status write", "d.example.com", []string{"patch", "httproute", "lossless", "-n", "default", "--subresource=status", "--type=merge", "-p", `{"status":{"parents":[]}}`}, ""},
 			} {
-				stdin := ""
-				if w.manifest != "" {
-					stdin = routeManifest(w.manifest, w.host, 7)
-				}
-				mustRun(t, b, stdin, w.args...)
+				mustRun(t, b, w.stdin, w.args...)
 				if got := routeValues(t, b, w.host); !reflect.DeepEqual(got, want) {
 					t.Errorf("%s: etcd has %v, want %v", w.step, got, want)
 				}
@@ -130,7 +101,7 @@ func TestGatewayAPILosslessDisableOnBothBackends(t *testing.T) {
 			if err := json.Unmarshal([]byte(r.stdout), &obj); err != nil {
 				t.Fatal(err)
 			}
-			if got := ruleValues(obj); !reflect.DeepEqual(got, want) {
+			if got := routeSpecValues(obj); !reflect.DeepEqual(got, want) {
 				t.Errorf("with the gates on again, the route reads %v, want %v", got, want)
 			}
 			mustRun(t, b, "", "delete", "httproute", "lossless", "-n", "default")
@@ -147,23 +118,6 @@ func mustRun(t *testing.T, b *backend, stdin string, args ...string) kubectlResu
 	return r
 }
 
-// ruleValues is the retry and sessionPersistence of the first rule of a route.
-func ruleValues(route map[string]interface{}) map[string]interface{} {
-	out := map[string]interface{}{}
-	rules, _ := lookup(route, "spec", "rules")
-	list, _ := rules.([]interface{})
-	if len(list) == 0 {
-		return out
-	}
-	rule, _ := list[0].(map[string]interface{})
-	for _, f := range []string{"retry", "sessionPersistence"} {
-		if v, ok := rule[f]; ok {
-			out[f] = v
-		}
-	}
-	return out
-}
-
 // routeValues reads the route from etcd, checks that the last write took (its hostname is
 // host), and returns its experimental values.
 func routeValues(t *testing.T, b *backend, host string) map[string]interface{} {
@@ -175,7 +129,13 @@ func routeValues(t *testing.T, b *backend, host string) map[string]interface{} {
 	if hosts, _ := lookup(obj, "spec", "hostnames"); !reflect.DeepEqual(hosts, []interface{}{host}) {
 		t.Fatalf("%s: etcd has hostnames %v, want [%s]: the write did not take", b.name, hosts, host)
 	}
-	return ruleValues(obj)
+	return routeSpecValues(obj)
+}
+
+// routeSpecValues is the route's retry and sessionPersistence, read from its spec.
+func routeSpecValues(route map[string]interface{}) map[string]interface{} {
+	spec, _ := route["spec"].(map[string]interface{})
+	return featuregatetest.LosslessRouteValues(spec)
 }
 
 // setRouteGates turns the route's two gates on or off by name with `kubectl featuregates`
@@ -190,12 +150,12 @@ func setRouteGates(t *testing.T, b *backend, on bool) {
 		}
 	}
 	// Another name than the route's: a dry-run apply to the stored route would keep its values.
-	probe := strings.Replace(routeManifest(experimentalRoute, "probe.example.com", 9), "name: lossless,", "name: lossless-probe,", 1)
+	probe := strings.Replace(featuregatetest.LosslessRoute("probe.example.com", 9, true), "name: lossless,", "name: lossless-probe,", 1)
 	deadline := time.Now().Add(gateChangeTimeout)
 	for {
 		r := b.kubectl(probe, "apply", "--dry-run=server", "-o", "json", "-f", "-")
 		var obj map[string]interface{}
-		if r.err == nil && json.Unmarshal([]byte(r.stdout), &obj) == nil && len(ruleValues(obj)) == map[bool]int{true: 2, false: 0}[on] {
+		if r.err == nil && json.Unmarshal([]byte(r.stdout), &obj) == nil && len(routeSpecValues(obj)) == map[bool]int{true: 2, false: 0}[on] {
 			return
 		}
 		if time.Now().After(deadline) {
