@@ -487,34 +487,22 @@ func addWitness(crd *apiextensionsv1.CustomResourceDefinition) {
 }
 
 // installGenerated creates what featuregate-gen policies wrote for a gated CRD besides the
-// CRD: the parameter object, then the validating policies, then the mutating policy, each
-// policy before its binding.
+// CRD, in the order to apply it (policies.Result.Objects).
 func installGenerated(t *testing.T, j *judge, res *policies.Result) {
 	t.Helper()
-	admission := func(resource string) schema.GroupVersionResource {
-		return schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1", Resource: resource}
-	}
-	type object struct {
-		gvr schema.GroupVersionResource
-		obj interface{}
-	}
-	objs := []object{{j.gateHolder, res.Param}}
-	if res.Validating != nil {
-		objs = append(objs, object{admission("validatingadmissionpolicies"), res.Validating}, object{admission("validatingadmissionpolicybindings"), res.ValidatingBinding})
-	}
-	if res.Warnings != nil {
-		objs = append(objs, object{admission("validatingadmissionpolicies"), res.Warnings}, object{admission("validatingadmissionpolicybindings"), res.WarningsBinding})
-	}
-	if res.Mutating != nil {
-		objs = append(objs, object{admission("mutatingadmissionpolicies"), res.Mutating}, object{admission("mutatingadmissionpolicybindings"), res.MutatingBinding})
-	}
-	for _, o := range objs {
-		u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(o.obj)
+	for _, o := range res.Objects() {
+		u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(o)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := j.dynamic.Resource(o.gvr).Create(context.Background(), &unstructured.Unstructured{Object: u}, metav1.CreateOptions{}); err != nil {
-			t.Fatalf("%s: installing the %s of %s: %v", j.name, o.gvr.Resource, res.CRD.Name, err)
+		obj := &unstructured.Unstructured{Object: u}
+		gvk := obj.GroupVersionKind()
+		m, err := j.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+		if err != nil {
+			t.Fatalf("%s: %v", j.name, err)
+		}
+		if _, err := j.dynamic.Resource(m.Resource).Create(context.Background(), obj, metav1.CreateOptions{}); err != nil {
+			t.Fatalf("%s: installing the %s %s of %s: %v", j.name, gvk.Kind, obj.GetName(), res.CRD.Name, err)
 		}
 	}
 }

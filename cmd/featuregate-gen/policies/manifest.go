@@ -74,17 +74,7 @@ func (r *Result) PoliciesManifest() ([]byte, error) {
 			b.WriteString("# - " + d.String() + "\n")
 		}
 	}
-	objs := []interface{}{r.Param}
-	if r.Mutating != nil {
-		objs = append(objs, r.Mutating, r.MutatingBinding)
-	}
-	if r.Validating != nil {
-		objs = append(objs, r.Validating, r.ValidatingBinding)
-	}
-	if r.Warnings != nil {
-		objs = append(objs, r.Warnings, r.WarningsBinding)
-	}
-	for i, o := range objs {
+	for i, o := range r.Objects() {
 		body, err := marshal(o)
 		if err != nil {
 			return nil, err
@@ -95,6 +85,22 @@ func (r *Result) PoliciesManifest() ([]byte, error) {
 		b.Write(body)
 	}
 	return b.Bytes(), nil
+}
+
+// Objects returns the parameter object, then each policy followed by its binding, in the
+// order to apply them; a policy with nothing to do is left out, with its binding.
+func (r *Result) Objects() []interface{} {
+	objs := []interface{}{r.Param}
+	if r.Mutating != nil {
+		objs = append(objs, r.Mutating, r.MutatingBinding)
+	}
+	if r.Validating != nil {
+		objs = append(objs, r.Validating, r.ValidatingBinding)
+	}
+	if r.Warnings != nil {
+		objs = append(objs, r.Warnings, r.WarningsBinding)
+	}
+	return objs
 }
 
 // String is one line: path, gate and what differs.
