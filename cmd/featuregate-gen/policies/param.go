@@ -20,6 +20,7 @@ import (
 	"encoding/json"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 )
@@ -82,6 +83,8 @@ func ParamCRD() *apiextensionsv1.CustomResourceDefinition {
 	preRelease.Enum = enum("alpha", "beta", "stable", "deprecated")
 	name := gateName
 	name.Description = "The gate's name, as the gated CRD declares it."
+	warning := str("The warning a deprecated gate's fields draw.")
+	warning.MaxLength = ptr.To[int64](validation.MaxFieldDeprecationWarningLength)
 	gate := apiextensionsv1.JSONSchemaProps{
 		Type:     "object",
 		Required: []string{"name", "preRelease"},
@@ -90,11 +93,12 @@ func ParamCRD() *apiextensionsv1.CustomResourceDefinition {
 			"preRelease":              preRelease,
 			"enabled":                 boolean("What the cluster admin set; it decides the gate's state unless the gate is stable."),
 			"default":                 boolean("The CRD author's default, used while enabled is unset."),
-			"fieldDeprecationWarning": str("The warning a deprecated gate's fields draw."),
+			"fieldDeprecationWarning": warning,
 			"fieldPaths":              set("The paths the gate guards in the CRD's storage version.", apiextensionsv1.JSONSchemaProps{Type: "string", MaxLength: ptr.To[int64](256)}),
 			"requires":                set("Gates that must all be enabled for this one to be.", gateName),
 			"requiresAnyOf":           set("Gates of which at least one must be enabled for this one to be.", gateName),
 		},
+		XValidations: gateRules(),
 	}
 	spec := apiextensionsv1.JSONSchemaProps{
 		Type:     "object",
@@ -142,5 +146,30 @@ func ParamCRD() *apiextensionsv1.CustomResourceDefinition {
 				},
 			}},
 		},
+	}
+}
+
+// gateRules are the checks of one gate's own fields that our server makes on
+// spec.customFeatureGates (docs/feature-gates-semantics.md, "Validation"), as CEL rules of
+// the parameter kind, with the same messages at the same paths: an admin's edit of a
+// parameter object that our server would refuse in the CRD is refused on stock too. The
+// policies read preRelease, default and enabled on every write; the rules keep those three
+// consistent. Like every CEL rule since CRD validation ratcheting, a rule does not refuse a
+// gate that an update leaves unchanged.
+func gateRules() apiextensionsv1.ValidationRules {
+	rule := func(rule, fieldPath, message string, reason apiextensionsv1.FieldValueErrorReason) apiextensionsv1.ValidationRule {
+		return apiextensionsv1.ValidationRule{Rule: rule, FieldPath: fieldPath, Message: message, Reason: ptr.To(reason)}
+	}
+	return apiextensionsv1.ValidationRules{
+		rule("self.preRelease != 'alpha' || !has(self.default) || !self.default", ".default",
+			"must be false for an alpha gate", apiextensionsv1.FieldValueInvalid),
+		rule("self.preRelease != 'stable' || !has(self.default) || self.default", ".default",
+			"must be true for a stable gate", apiextensionsv1.FieldValueInvalid),
+		rule("self.preRelease != 'stable' || !has(self.enabled) || self.enabled", ".enabled",
+			"a stable gate is locked on and cannot be disabled", apiextensionsv1.FieldValueInvalid),
+		rule("self.preRelease != 'deprecated' || has(self.default)", ".default",
+			"a deprecated gate must set its default", apiextensionsv1.FieldValueRequired),
+		rule("self.preRelease == 'deprecated' || !has(self.fieldDeprecationWarning)", ".fieldDeprecationWarning",
+			"may only be set when preRelease is deprecated", apiextensionsv1.FieldValueForbidden),
 	}
 }
