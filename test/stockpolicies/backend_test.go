@@ -45,8 +45,12 @@ type backend struct {
 	rc       *rest.RESTClient
 	warnings *featuregatetest.WarningRecorder
 	etcd     *clientv3.Client
-	// states holds each CRD's gate states as last set (install: as declared).
+	// states holds each CRD's gates' own states as last set (install: as declared); a gate
+	// is enabled if its own state and those of the gates it requires are (see enabled).
 	states map[string]map[string]bool
+	// declared holds each CRD's list of gates as installed, for the cases that edit more
+	// than enabled to put back.
+	declared map[string][]interface{}
 	// broken are the gates ("<crd>/<gate>") whose probe did not follow a change in time
 	// once: they are not waited for again, so that a policy that never follows its gate
 	// costs one timeout, not one per case. The test reports each.
@@ -60,7 +64,7 @@ type probeTimeout struct{ msg string }
 func (e *probeTimeout) Error() string { return e.msg }
 
 func newBackend(name string, cp *localup.ControlPlane) (*backend, error) {
-	b := &backend{name: name, cp: cp, warnings: &featuregatetest.WarningRecorder{}, states: map[string]map[string]bool{}, broken: map[string]bool{}}
+	b := &backend{name: name, cp: cp, warnings: &featuregatetest.WarningRecorder{}, states: map[string]map[string]bool{}, declared: map[string][]interface{}{}, broken: map[string]bool{}}
 	cfg, err := clientcmd.BuildConfigFromFlags("", cp.Kubeconfig)
 	if err != nil {
 		cp.Stop()
@@ -239,6 +243,11 @@ func (b *backend) install() error {
 			}
 			problems = append(problems, err.Error())
 		}
+		gl, err := b.gateList(c)
+		if err != nil {
+			return err
+		}
+		b.declared[c.name] = gl.items
 	}
 	if problems != nil {
 		return &probeTimeout{msg: strings.Join(problems, "\n")}
@@ -258,11 +267,30 @@ func (b *backend) probe(c *crdInfo, g *gateInfo, gp gateProbe) probeAnswer {
 	return probeAnswer{code: a.code, obj: a.obj, warnings: a.warnings}
 }
 
-// effective is whether a gate's probe field should be live with the states last set.
+// effective is whether a gate's probe field should be live with the states last set: the
+// gate is enabled (its own state, every gate it requires, one of requiresAnyOf if it has
+// any; docs/feature-gates-semantics.md), and so is every gate of a gated ancestor.
 func (b *backend) effective(c *crdInfo, g *gateInfo) bool {
-	on := b.states[c.name][g.name]
+	on := b.enabled(c, g)
 	for _, p := range g.parents {
-		on = on && b.states[c.name][p]
+		on = on && b.enabled(c, c.gate(p))
+	}
+	return on
+}
+
+// enabled is whether a gate is enabled with the states last set. Validation refuses a cycle
+// of requires and requiresAnyOf, so the recursion ends.
+func (b *backend) enabled(c *crdInfo, g *gateInfo) bool {
+	on := b.states[c.name][g.name]
+	for _, r := range g.requires {
+		on = on && b.enabled(c, c.gate(r))
+	}
+	if len(g.requiresAnyOf) > 0 {
+		any := false
+		for _, r := range g.requiresAnyOf {
+			any = any || b.enabled(c, c.gate(r))
+		}
+		on = on && any
 	}
 	return on
 }
@@ -325,38 +353,22 @@ func (b *backend) setGates(c *crdInfo, states map[string]bool) error {
 		return nil
 	}
 	sort.Strings(names)
-	resource, listPath := "customresourcedefinitions.apiextensions.k8s.io", "/spec/customFeatureGates/featureGates"
-	if b.name != backendOurs {
-		resource, listPath = paramResource, "/spec/featureGates"
-	}
-	r, err := b.mustKubectl("", "get", resource, c.name, "-o", "json")
+	gl, err := b.gateList(c)
 	if err != nil {
 		return err
 	}
-	var holder map[string]interface{}
-	if err := json.Unmarshal([]byte(r.stdout), &holder); err != nil {
-		return fmt.Errorf("%s: kubectl get %s %s: %v", b.name, resource, c.name, err)
-	}
-	list, _ := lookup(holder, strings.Split(strings.TrimPrefix(listPath, "/"), "/")...)
-	items, _ := list.([]interface{})
 	var ops []map[string]interface{}
 	for _, name := range names {
-		index := -1
-		for i, item := range items {
-			if n, _ := lookup(item, "name"); n == name {
-				index = i
-			}
+		gatePath, err := gl.gatePath(name)
+		if err != nil {
+			return err
 		}
-		if index < 0 {
-			return fmt.Errorf("%s: %s %s has no gate %s at %s", b.name, resource, c.name, name, listPath)
-		}
-		gatePath := fmt.Sprintf("%s/%d", listPath, index)
 		ops = append(ops,
 			map[string]interface{}{"op": "test", "path": gatePath + "/name", "value": name},
 			map[string]interface{}{"op": "add", "path": gatePath + "/enabled", "value": states[name]})
 	}
 	patch, _ := json.Marshal(ops)
-	if _, err := b.mustKubectl("", "patch", resource, c.name, "--type", "json", "-p", string(patch)); err != nil {
+	if _, err := b.mustKubectl("", "patch", gl.resource, c.name, "--type", "json", "-p", string(patch)); err != nil {
 		return err
 	}
 	for _, name := range names {
@@ -383,4 +395,79 @@ func (b *backend) etcdObject(c *crdInfo, ns, name string) (map[string]interface{
 		return nil, fmt.Errorf("%s: the value at %s is not JSON (%v): %.200q", b.name, key, err, resp.Kvs[0].Value)
 	}
 	return obj, nil
+}
+
+// gateList is where a backend keeps a CRD's gates: the CRD on ours, the parameter object
+// on stock, read now.
+type gateList struct {
+	backend, crd string
+	// resource and urlPath name the object that holds the list, at listPath (a JSON pointer).
+	resource, urlPath, listPath string
+	items                       []interface{}
+}
+
+func (b *backend) gateList(c *crdInfo) (*gateList, error) {
+	gl := &gateList{backend: b.name, crd: c.name, resource: "customresourcedefinitions.apiextensions.k8s.io",
+		urlPath: "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/" + c.name, listPath: "/spec/customFeatureGates/featureGates"}
+	if b.name != backendOurs {
+		gl.resource, gl.listPath = paramResource, "/spec/featureGates"
+		gl.urlPath = "/apis/featuregates.apiextensions.x-k8s.io/v1alpha1/customresourcefeaturegates/" + c.name
+	}
+	r, err := b.mustKubectl("", "get", gl.resource, c.name, "-o", "json")
+	if err != nil {
+		return nil, err
+	}
+	var holder map[string]interface{}
+	if err := json.Unmarshal([]byte(r.stdout), &holder); err != nil {
+		return nil, fmt.Errorf("%s: kubectl get %s %s: %v", b.name, gl.resource, c.name, err)
+	}
+	list, _ := lookup(holder, strings.Split(strings.TrimPrefix(gl.listPath, "/"), "/")...)
+	gl.items, _ = list.([]interface{})
+	return gl, nil
+}
+
+// gatePath is the JSON pointer of the named gate's item.
+func (gl *gateList) gatePath(name string) (string, error) {
+	for i, item := range gl.items {
+		if n, _ := lookup(item, "name"); n == name {
+			return fmt.Sprintf("%s/%d", gl.listPath, i), nil
+		}
+	}
+	return "", fmt.Errorf("%s: %s %s has no gate %s at %s", gl.backend, gl.resource, gl.crd, name, gl.listPath)
+}
+
+// gateEdit changes one field of a gate's definition, as a cluster admin (enabled) or the
+// CRD's author (default) would: value nil removes the field.
+type gateEdit struct {
+	gate, field string
+	value       interface{}
+}
+
+// editGates sends one JSON patch with the edits, each guarded by a test of the gate's name,
+// to the object that holds the gates (or, with restore, puts back the gates as installed),
+// and returns the server's answer. It does not wait for the writes to follow.
+func (b *backend) editGates(c *crdInfo, edits []gateEdit, restore bool) (answer, error) {
+	gl, err := b.gateList(c)
+	if err != nil {
+		return answer{}, err
+	}
+	var ops []map[string]interface{}
+	if restore {
+		ops = append(ops, map[string]interface{}{"op": "replace", "path": gl.listPath, "value": b.declared[c.name]})
+	}
+	for _, e := range edits {
+		gatePath, err := gl.gatePath(e.gate)
+		if err != nil {
+			return answer{}, err
+		}
+		ops = append(ops, map[string]interface{}{"op": "test", "path": gatePath + "/name", "value": e.gate})
+		if e.value == nil {
+			ops = append(ops, map[string]interface{}{"op": "remove", "path": gatePath + "/" + e.field})
+		} else {
+			ops = append(ops, map[string]interface{}{"op": "add", "path": gatePath + "/" + e.field, "value": e.value})
+		}
+	}
+	patch, _ := json.Marshal(ops)
+	a := b.request(http.MethodPatch, gl.urlPath, nil, "application/json-patch+json", patch)
+	return a, a.err
 }

@@ -16,10 +16,13 @@ limitations under the License.
 
 package stockpolicies
 
+import "encoding/json"
+
 // The matrix: the write paths of test/integration/featuregates_test.go and the KEP's 8-case
 // update matrix, on the example CRDs (and testdata/widget-crd.yaml for the subresources, a
-// list without keys and a gated default). The expectations (want...) are our server's, by
-// docs/feature-gates-semantics.md; stock+policies is compared with what ours did.
+// list without keys and a gated default; testdata/gadget-crd.yaml for whether a gate is
+// enabled). The expectations (want...) are our server's, by docs/feature-gates-semantics.md;
+// stock+policies is compared with what ours did.
 
 // Warnings of our server.
 const (
@@ -381,4 +384,70 @@ var matrix = []matrixCase{
 		{name: "read, on", verb: "get", want: `{"spec":{"image":"a","tier":"standard"}}`, wantGen: 1},
 		{name: "patch image, on", verb: "merge", body: `{"spec":{"image":"b"}}`, want: `{"spec":{"image":"b","tier":"standard"}}`, wantGen: 2},
 	}},
+
+	// Whether a gate is enabled (the KEP's first integration test): testdata/gadget-crd.yaml
+	// has one field per gate; a create with every field shows which gates are enabled.
+	{name: "gate states: as declared, by stage and default", crd: gadgetCRD, steps: []step{
+		{name: "create", verb: "create", body: gadgetAll, want: gadget("beta", "stable", "deprecated"), wantGen: 1},
+	}},
+	{name: "gate states: enabled decides over default and stage; unset, the default again", crd: gadgetCRD, steps: []step{
+		gates(map[string]bool{"AlphaDefaultGate": true, "BetaGate": false, "BetaDefaultOffGate": true, "DeprecatedGate": false}),
+		{name: "create, enabled set", verb: "create", body: gadgetAll, want: gadget("alphaDefault", "betaDefaultOff", "stable", "anyOf"), wantGen: 1},
+		{name: "enabled unset", verb: "gatedefs", edits: []gateEdit{
+			{gate: "AlphaDefaultGate", field: "enabled"}, {gate: "BetaGate", field: "enabled"},
+			{gate: "BetaDefaultOffGate", field: "enabled"}, {gate: "DeprecatedGate", field: "enabled"},
+		}, gates: map[string]bool{"AlphaDefaultGate": false, "BetaGate": true, "BetaDefaultOffGate": false, "DeprecatedGate": true}},
+		{name: "create, enabled unset", verb: "create", object: "again", body: gadgetAll, want: gadget("beta", "stable", "deprecated"), wantGen: 1},
+		{name: "restore", verb: "gatedefs", restore: true},
+	}},
+	{name: "gate states: the author's default decides while enabled is unset", crd: gadgetCRD, steps: []step{
+		{name: "defaults changed", verb: "gatedefs", edits: []gateEdit{
+			{gate: "BetaGate", field: "default", value: false}, {gate: "BetaDefaultOffGate", field: "default", value: true},
+			{gate: "DeprecatedGate", field: "default", value: false},
+		}, gates: map[string]bool{"BetaGate": false, "BetaDefaultOffGate": true, "DeprecatedGate": false}},
+		{name: "create", verb: "create", body: gadgetAll, want: gadget("betaDefaultOff", "stable"), wantGen: 1},
+		{name: "restore", verb: "gatedefs", restore: true},
+	}},
+	{name: "gate states: requires: on only while every required gate is", crd: gadgetCRD, steps: []step{
+		gates(on("AlphaGate")),
+		{name: "create, required gate on", verb: "create", body: gadgetAll, want: gadget("alpha", "beta", "stable", "deprecated", "needsAlpha", "anyOf"), wantGen: 1},
+		gates(map[string]bool{"NeedsAlphaGate": false}),
+		{name: "create, own state off", verb: "create", object: "own-off", body: gadgetAll, want: gadget("alpha", "beta", "stable", "deprecated", "anyOf"), wantGen: 1},
+		gates(map[string]bool{"AlphaGate": false, "NeedsAlphaGate": true}),
+		{name: "create, required gate off", verb: "create", object: "required-off", body: gadgetAll, want: gadget("beta", "stable", "deprecated"), wantGen: 1},
+	}},
+	{name: "gate states: requiresAnyOf: on while one of the gates is", crd: gadgetCRD, steps: []step{
+		gates(on("AlphaDefaultGate")),
+		{name: "create, second gate on", verb: "create", body: gadgetAll, want: gadget("alphaDefault", "beta", "stable", "deprecated", "anyOf"), wantGen: 1},
+		gates(map[string]bool{"AlphaDefaultGate": false}),
+		{name: "create, none on", verb: "create", object: "none-on", body: gadgetAll, want: gadget("beta", "stable", "deprecated"), wantGen: 1},
+	}},
+	{name: "gate states: a stable gate cannot be disabled", crd: gadgetCRD, steps: []step{
+		{name: "disable the stable gate", verb: "gatedefs", edits: []gateEdit{{gate: "StableGate", field: "enabled", value: false}},
+			refusal: "[4].enabled: a stable gate is locked on and cannot be disabled"},
+		{name: "create", verb: "create", body: gadgetAll, want: gadget("beta", "stable", "deprecated"), wantGen: 1},
+	}},
+	{name: "gate states: a default the stage forbids is refused", crd: gadgetCRD, steps: []step{
+		{name: "alpha default true", verb: "gatedefs", edits: []gateEdit{{gate: "AlphaGate", field: "default", value: true}},
+			refusal: "[0].default: must be false for an alpha gate"},
+		{name: "stable default false", verb: "gatedefs", edits: []gateEdit{{gate: "StableGate", field: "default", value: false}},
+			refusal: "[4].default: must be true for a stable gate"},
+		{name: "deprecated default unset", verb: "gatedefs", edits: []gateEdit{{gate: "DeprecatedGate", field: "default"}},
+			refusal: "[5].default: a deprecated gate must set its default"},
+		{name: "warning on a beta gate", verb: "gatedefs", edits: []gateEdit{{gate: "BetaGate", field: "fieldDeprecationWarning", value: "use .spec.other"}},
+			refusal: "[2].fieldDeprecationWarning: may only be set when preRelease is deprecated"},
+	}},
+}
+
+// gadgetAll is a gadget with every gated field of testdata/gadget-crd.yaml set.
+var gadgetAll = gadget("alpha", "alphaDefault", "beta", "betaDefaultOff", "stable", "deprecated", "needsAlpha", "anyOf")
+
+// gadget is a gadget's spec with a name and the given fields set to "x".
+func gadget(fields ...string) string {
+	spec := map[string]string{"name": "g"}
+	for _, f := range fields {
+		spec[f] = "x"
+	}
+	b, _ := json.Marshal(map[string]interface{}{"spec": spec})
+	return string(b)
 }

@@ -17,6 +17,7 @@ limitations under the License.
 package stockpolicies
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 )
@@ -39,6 +40,9 @@ type gateInfo struct {
 	// parents are the gates of gated ancestors: the probes' fields are live only while they
 	// are enabled too.
 	parents []string
+	// requires and requiresAnyOf are the gate's own: it is enabled only while every gate of
+	// requires is, and one of requiresAnyOf (if any).
+	requires, requiresAnyOf []string
 	// probes must all show the gate's current state. On stock, each policy that reads the
 	// gate learns of a change through its own informer, so a gate that two policies read
 	// (a mutating and a validating one) has a probe for each.
@@ -178,7 +182,22 @@ var (
 		},
 	}
 
-	allCRDs = []*crdInfo{crontabCRD, databaseCRD, gatewayCRD, reportCRD, cacheCRD, widgetCRD}
+	gadgetCRD = &crdInfo{
+		file: "test/stockpolicies/testdata/gadget-crd.yaml", name: "gadgets.stockpolicies.example.com",
+		group: "stockpolicies.example.com", version: "v1", resource: "gadgets", kind: "Gadget",
+		gates: []gateInfo{
+			gadgetGate("AlphaGate", "alpha", false),
+			gadgetGate("AlphaDefaultGate", "alphaDefault", false),
+			gadgetGate("BetaGate", "beta", true),
+			gadgetGate("BetaDefaultOffGate", "betaDefaultOff", false),
+			gadgetGate("StableGate", "stable", true),
+			gadgetGate("DeprecatedGate", "deprecated", true),
+			withRequires(gadgetGate("NeedsAlphaGate", "needsAlpha", true), []string{"AlphaGate"}, nil),
+			withRequires(gadgetGate("AnyOfGate", "anyOf", true), nil, []string{"AlphaGate", "AlphaDefaultGate"}),
+		},
+	}
+
+	allCRDs = []*crdInfo{crontabCRD, databaseCRD, gatewayCRD, reportCRD, cacheCRD, widgetCRD, gadgetCRD}
 )
 
 // apiVersion is the group/version of the CRD's objects.
@@ -222,4 +241,16 @@ func lookup(obj interface{}, path ...string) (interface{}, bool) {
 		}
 	}
 	return cur, true
+}
+
+// gadgetGate is a gate of testdata/gadget-crd.yaml: one string field under spec, and its
+// own state as declared.
+func gadgetGate(name, fieldName string, initial bool) gateInfo {
+	return gateInfo{name: name, initial: initial,
+		probes: []gateProbe{createProbe(fmt.Sprintf(`{"spec":{%q:"x"}}`, fieldName), fieldIsSet("spec", fieldName))}}
+}
+
+func withRequires(g gateInfo, requires, anyOf []string) gateInfo {
+	g.requires, g.requiresAnyOf = requires, anyOf
+	return g
 }

@@ -78,12 +78,23 @@ var intendedDifferences = func() map[string]map[string]string {
 		"list without keys: removed item takes its value",
 		"list without keys: item edited in place keeps its value",
 		"gated default, gate off: not applied; value dropped",
+		"gate states: as declared, by stage and default",
+		"gate states: enabled decides over default and stage; unset, the default again",
+		"gate states: the author's default decides while enabled is unset",
+		"gate states: requires: on only while every required gate is",
+		"gate states: requiresAnyOf: on while one of the gates is",
+		"gate states: a stable gate cannot be disabled",
 	)
 	declare(aspectPrefix, vapPrefix,
 		"deprecated: create with both fields",
 		"deprecated: update: warned only when the field changes",
 		"deprecated: a disabled deprecated field keeps its stored value", // its seed
 		"deprecated: default warning text of an enabled deprecated gate",
+		"gate states: as declared, by stage and default",
+		"gate states: enabled decides over default and stage; unset, the default again",
+		"gate states: requires: on only while every required gate is",
+		"gate states: requiresAnyOf: on while one of the gates is",
+		"gate states: a stable gate cannot be disabled",
 	)
 	for _, a := range []string{aspectOthers, aspectPrefix} {
 		declare(a, ratchetText,

@@ -41,8 +41,20 @@ type step struct {
 	body string
 	// dryRun sends dryRun=All, and records whether the stored object stayed as it was.
 	dryRun bool
-	// gates are the states a gates step sets.
+	// gates are the states a gates step sets. For a gatedefs step, the gates' own states
+	// that its edits leave (the gates left out keep theirs), by the rules of
+	// docs/feature-gates-semantics.md ("Whether a gate is enabled").
 	gates map[string]bool
+	// edits (verb gatedefs) change gates' definitions in one patch of the object that holds
+	// them, the CRD on ours, the parameter object on stock; restore puts back the gates as
+	// installed first (and every gate's own state as declared). The step records the
+	// answer to the patch and which fields the writes then keep.
+	edits   []gateEdit
+	restore bool
+	// refusal (gatedefs) is the field below the gate list and the text of the error that
+	// the patch must be refused with, e.g. "[4].enabled: a stable gate is locked on and
+	// cannot be disabled"; "" if it must be accepted.
+	refusal string
 	// sameAs names an earlier step whose response and warnings this one's must equal (a
 	// dry-run and the real write); recorded as a check, compared like the rest.
 	sameAs string
@@ -110,6 +122,10 @@ func (r *caseRun) run(s step) {
 			}
 			r.fatalf("%v", err)
 		}
+		return
+	}
+	if s.verb == "gatedefs" {
+		r.editGates(s)
 		return
 	}
 	name := s.object
@@ -195,6 +211,96 @@ func (r *caseRun) run(s step) {
 	if b.name == backendOurs {
 		r.expect(s, o)
 	}
+}
+
+// editGates runs a gatedefs step: the patch, then, if it was accepted, a wait until every
+// probe of the CRD follows the new states. It records the answer, whether the refusal is
+// the one expected, and which gates' fields the writes keep.
+func (r *caseRun) editGates(s step) {
+	r.t.Helper()
+	c, b := r.c.crd, r.b
+	a, err := b.editGates(c, s.edits, s.restore)
+	if err != nil {
+		r.fatalf("step %q: %v", s.name, err)
+	}
+	o := &observation{step: s.name, code: a.code, warnings: a.warnings, checks: map[string]string{}}
+	if a.code < 200 || a.code > 299 {
+		o.message = string(a.body)
+		if a.obj != nil {
+			o.message, _ = a.obj["message"].(string)
+		}
+	}
+	if s.refusal != "" {
+		o.checks["refused: "+s.refusal] = yesNo(refusedWith(a, s.refusal))
+	}
+	if a.code >= 200 && a.code <= 299 {
+		if s.restore {
+			for _, g := range c.gates {
+				b.states[c.name][g.name] = g.initial
+			}
+		}
+		for g, on := range s.gates {
+			c.gate(g) // panics on a typo
+			b.states[c.name][g] = on
+		}
+		if err := b.waitForGates(c, gateChangeTimeout); err != nil {
+			if _, ok := err.(*probeTimeout); !ok {
+				r.fatalf("step %q: %v", s.name, err)
+			}
+			r.t.Errorf("%s: step %q: %v", r.c.name, s.name, err)
+		}
+	}
+	// Which gates' fields a create keeps now, by the probes (compared between backends).
+	var live []string
+	for i := range c.gates {
+		g := &c.gates[i]
+		p := b.probe(c, g, g.probes[0])
+		on, valid := g.probes[0].observe(p)
+		switch {
+		case !valid:
+			live = append(live, g.name+"=?")
+		case on:
+			live = append(live, g.name+"=on")
+		default:
+			live = append(live, g.name+"=off")
+		}
+	}
+	o.checks["gates whose fields a create keeps"] = strings.Join(live, " ")
+	r.obs = append(r.obs, o)
+	if b.name == backendOurs {
+		switch {
+		case s.refusal == "" && (a.code < 200 || a.code > 299):
+			r.t.Errorf("%s: step %q: HTTP %d (%s), want success", r.c.name, s.name, a.code, o.message)
+		case s.refusal != "" && a.code != http.StatusUnprocessableEntity:
+			r.t.Errorf("%s: step %q: HTTP %d (%s), want 422", r.c.name, s.name, a.code, o.message)
+		}
+		for what, v := range o.checks {
+			if strings.HasPrefix(what, "refused: ") && v != "yes" {
+				r.t.Errorf("%s: step %q: not %s: %s", r.c.name, s.name, what, o.message)
+			}
+		}
+	}
+}
+
+// refusedWith is whether a is a 422 with a cause at a field ending in the part of want before
+// ": " and a message ending in the rest.
+func refusedWith(a answer, want string) bool {
+	fieldSuffix, text, _ := strings.Cut(want, ": ")
+	if a.code != http.StatusUnprocessableEntity {
+		return false
+	}
+	causes, _ := lookup(a.obj, "details", "causes")
+	list, _ := causes.([]interface{})
+	for _, cause := range list {
+		f, _ := lookup(cause, "field")
+		m, _ := lookup(cause, "message")
+		fs, _ := f.(string)
+		ms, _ := m.(string)
+		if strings.HasSuffix(fs, fieldSuffix) && strings.HasSuffix(ms, text) {
+			return true
+		}
+	}
+	return false
 }
 
 // read GETs any path of the backend as an object.
