@@ -346,6 +346,15 @@ func compareWrites(t *testing.T, crd *apiextensionsv1.CustomResourceDefinition, 
 		if js(got) != js(want) {
 			t.Errorf("run %d: states %v\nold  %s\nnew  %s\nours %s\npolicy %s", n, states, js(old), js(obj), js(want), js(got))
 		}
+		// The policy's reinvocationPolicy is IfNeeded: the API server may run it again on its
+		// own result (after a later mutation), which must change nothing.
+		again, err := run(param, runtime.DeepCopyJSON(got), old)
+		if err != nil {
+			t.Fatalf("run %d, again: %v", n, err)
+		}
+		if js(again) != js(got) {
+			t.Errorf("run %d: a second run of the policy changes its own result\nstates %v\nold    %s\nfirst  %s\nsecond %s", n, states, js(old), js(got), js(again))
+		}
 	}
 	t.Logf("%d writes compared, %d rejected by our server", compared, rejected)
 	if compared < runs*3/4 {
