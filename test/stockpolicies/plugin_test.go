@@ -19,6 +19,8 @@ package stockpolicies
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -103,4 +105,97 @@ func TestKubectlFeatureGatesOnStock(t *testing.T) {
 			t.Fatalf("status after %s: .spec.replicas live %q, want %q: %v\nstdout: %s\nstderr: %s", step.verb, live, want, st.err, st.stdout, st.stderr)
 		}
 	}
+}
+
+// TestKubectlFeatureGatesUsageOnBothBackends: `kubectl featuregates usage` reads the gates
+// from the CRD on ours and from the parameter object on stock, and the stored objects alike:
+// for every CRD of the matrix, its report (each gate's stage, state, fields, count of objects
+// holding a value there, and the first of them) is the same on both backends, apart from
+// naming the backend.
+func TestKubectlFeatureGatesUsageOnBothBackends(t *testing.T) {
+	installed(t)
+	// An object that holds values of enabled gates on both, whatever ran before.
+	for _, b := range backends {
+		a := b.request(http.MethodPost, objectPath(gadgetCRD, "default", "", ""), nil, "application/json", object(gadgetCRD, "default", "usage", gadgetAll))
+		if a.err != nil || (a.code != http.StatusCreated && a.code != http.StatusConflict) {
+			t.Fatalf("%s: creating a gadget: HTTP %d %v: %s", b.name, a.code, a.err, a.body)
+		}
+	}
+	withObjects := 0
+	for _, c := range allCRDs {
+		var reports []map[string]interface{}
+		for _, b := range backends {
+			r := b.featuregates("usage", c.name, "-o", "json")
+			if r.err != nil {
+				t.Fatalf("%s: kubectl featuregates usage %s: %v\n%s", b.name, c.name, r.err, r.stderr)
+			}
+			report := map[string]interface{}{}
+			if err := json.Unmarshal([]byte(r.stdout), &report); err != nil {
+				t.Fatalf("%s: usage %s -o json: %v\n%s", b.name, c.name, err, r.stdout)
+			}
+			wantBackend := map[string]interface{}{backendOurs: nil, backendStock: "policies"}[b.name]
+			if report["backend"] != wantBackend {
+				t.Errorf("%s: usage %s: backend %v, want %v", b.name, c.name, report["backend"], wantBackend)
+			}
+			delete(report, "backend")
+			delete(report, "resourceVersion")
+			reports = append(reports, report)
+		}
+		// A gate whose field has a schema default (see usageDifferences): the rest of its
+		// row must agree, and stock must count at least what ours counts.
+		if why, ok := usageDifferences[c.name]; ok {
+			for _, name := range why.gates {
+				oursGate, stockGate := usageGate(reports[0], name), usageGate(reports[1], name)
+				if oursGate == nil || stockGate == nil {
+					t.Fatalf("usage %s: no gate %s", c.name, name)
+				}
+				if stockGate["objects"].(float64) < oursGate["objects"].(float64) {
+					t.Errorf("usage %s: %s: stock+policies counts %v objects, fewer than ours (%v)", c.name, name, stockGate["objects"], oursGate["objects"])
+				}
+				for _, g := range []map[string]interface{}{oursGate, stockGate} {
+					delete(g, "objects")
+					delete(g, "examples")
+				}
+			}
+		}
+		if ours, stock := compact(reports[0]), compact(reports[1]); ours != stock {
+			t.Errorf("usage %s differs:\nours:           %s\nstock+policies: %s", c.name, ours, stock)
+		}
+		gates, _ := reports[0]["gates"].([]interface{})
+		if len(gates) != len(c.gates) {
+			t.Errorf("usage %s: %d gates, want %d", c.name, len(gates), len(c.gates))
+		}
+		for _, g := range gates {
+			if n, _ := lookup(g, "objects"); n != nil && n.(float64) > 0 {
+				withObjects++
+			}
+		}
+	}
+	// The gadget's enabled gates (beta, stable, deprecated) hold values at least.
+	if withObjects < 3 {
+		t.Errorf("only %d gates of all CRDs have objects with values; the comparison shows little", withObjects)
+	}
+	t.Logf("usage of %d CRDs the same on both backends; %d gates with objects holding values", len(allCRDs), withObjects)
+}
+
+// usageDifferences are the gates whose counts of `kubectl featuregates usage` may differ
+// between the backends, and why.
+var usageDifferences = map[string]struct{ gates []string }{
+	// TierGate guards .spec.tier, which has a schema default. On ours, usage does not count
+	// a value that the schema's default accounts for (it cannot tell it from one the server
+	// put there on read; cmd/kubectl-featuregates/app/stored.go). The stock CRD has no
+	// default there (the mutating policy applies it on writes), so there every stored value
+	// counts.
+	widgetCRD.name: {gates: []string{"TierGate"}},
+}
+
+// usageGate is the named gate's row of a usage report.
+func usageGate(report map[string]interface{}, name string) map[string]interface{} {
+	gates, _ := report["gates"].([]interface{})
+	for _, g := range gates {
+		if m, ok := g.(map[string]interface{}); ok && m["gate"] == name {
+			return m
+		}
+	}
+	return nil
 }
