@@ -30,6 +30,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
 
+	"k8s.io/apiextensions-apiserver/cmd/featuregate-gen/policies"
 	"k8s.io/apiextensions-apiserver/test/featuregatetest"
 	"k8s.io/apiextensions-apiserver/test/localup"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -411,7 +412,7 @@ func (b *backend) gateList(c *crdInfo) (*gateList, error) {
 		urlPath: "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/" + c.name, listPath: "/spec/customFeatureGates/featureGates"}
 	if b.name != backendOurs {
 		gl.resource, gl.listPath = paramResource, "/spec/featureGates"
-		gl.urlPath = "/apis/featuregates.apiextensions.x-k8s.io/v1alpha1/customresourcefeaturegates/" + c.name
+		gl.urlPath = path.Join("/apis", policies.ParamAPIVersion, policies.ParamResource, c.name)
 	}
 	r, err := b.mustKubectl("", "get", gl.resource, c.name, "-o", "json")
 	if err != nil {

@@ -28,6 +28,7 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apiextensions-apiserver/cmd/featuregate-gen/policies"
 	"k8s.io/apiextensions-apiserver/test/featuregatetest"
 	"k8s.io/apiextensions-apiserver/test/localup"
 )
@@ -40,7 +41,7 @@ const (
 	envKeep           = "STOCK_POLICIES_KEEP_DIR"  // if set, the state directory is kept (logs, generated policies)
 	backendOurs       = "ours"                     // our kube-apiserver, the gated CRDs as they are
 	backendStock      = "stock+policies"           // the stock kube-apiserver, featuregate-gen policies' output
-	paramResource     = "customresourcefeaturegates.featuregates.apiextensions.x-k8s.io"
+	paramResource     = policies.ParamCRDName
 	generatorCommand  = "featuregate-gen policies" // for messages
 	installTimeout    = 3 * time.Minute            // CRDs established, policies in force on stock
 	gateChangeTimeout = time.Minute                // a gate change reaches the writes
