@@ -20,6 +20,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand"
+	"strings"
 	"testing"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -27,6 +28,7 @@ import (
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/featuregates"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	fielderrors "k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
 )
 
@@ -304,7 +306,7 @@ func compareWrites(t *testing.T, crd *apiextensionsv1.CustomResourceDefinition, 
 	validate func(*Param, map[string]interface{}, map[string]interface{}, string) []string, seed int64, runs int) {
 	r := rand.New(rand.NewSource(seed))
 	g := objGen{r}
-	compared, rejected := 0, 0
+	compared, rejected, olderRule := 0, 0, 0
 	for n := 0; n < runs; n++ {
 		states := map[string]bool{}
 		withStates := crd.DeepCopy()
@@ -334,7 +336,13 @@ func compareWrites(t *testing.T, crd *apiextensionsv1.CustomResourceDefinition, 
 		if ferr != nil {
 			rejected++
 			if len(denied) == 0 {
-				t.Errorf("run %d: our server refuses the write (%v), the validating policy lets it pass\nstates %v\nold  %s\nnew  %s\npolicy %s", n, ferr, states, js(old), js(obj), js(got))
+				// The server's rule of which item continues a stored one refuses more writes than
+				// the policies' (issue 39, docs/stock-clusters.md): declared where the server's
+				// last check refuses what the policy stores.
+				if ix.CheckKept(got, old, nil, featuregates.ScopeAll) == nil && !lagging(ferr) {
+					t.Errorf("run %d: our server refuses the write (%v), the validating policy lets it pass\nstates %v\nold  %s\nnew  %s\npolicy %s", n, ferr, states, js(old), js(obj), js(got))
+				}
+				olderRule++
 			}
 			continue
 		}
@@ -343,6 +351,12 @@ func compareWrites(t *testing.T, crd *apiextensionsv1.CustomResourceDefinition, 
 			continue
 		}
 		compared++
+		if js(got) != js(want) && ix.CheckKept(got, old, nil, featuregates.ScopeAll) != nil {
+			// The policy loses a stored value that the server keeps (a gated [*] left out or
+			// sent as null): the policies' older rule (issue 39, docs/stock-clusters.md).
+			olderRule++
+			continue
+		}
 		if js(got) != js(want) {
 			t.Errorf("run %d: states %v\nold  %s\nnew  %s\nours %s\npolicy %s", n, states, js(old), js(obj), js(want), js(got))
 		}
@@ -356,7 +370,7 @@ func compareWrites(t *testing.T, crd *apiextensionsv1.CustomResourceDefinition, 
 			t.Errorf("run %d: a second run of the policy changes its own result\nstates %v\nold    %s\nfirst  %s\nsecond %s", n, states, js(old), js(got), js(again))
 		}
 	}
-	t.Logf("%d writes compared, %d rejected by our server", compared, rejected)
+	t.Logf("%d writes compared, %d rejected by our server; %d differ as declared (the policies' older rule of list items and gated [*])", compared, rejected, olderRule)
 	if compared < runs*3/4 {
 		t.Fatalf("only %d of %d writes compared", compared, runs)
 	}
@@ -389,4 +403,16 @@ func normalize(t testing.TB, obj map[string]interface{}) map[string]interface{} 
 		t.Fatal(err)
 	}
 	return u.Object
+}
+
+// lagging reports whether our server refused a write by a part of its rule that the
+// policies do not have yet (issue 39): a value replaced by one of another kind, or an item
+// that neighbours, a move or a swap leave unclear.
+func lagging(err *fielderrors.Error) bool {
+	for _, s := range []string{"replaces it with", "which may be this item moved", "do not send back", "changed the number of items equal to it"} {
+		if strings.Contains(err.Detail, s) {
+			return true
+		}
+	}
+	return false
 }

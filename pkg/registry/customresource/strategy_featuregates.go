@@ -198,8 +198,12 @@ func (g *FieldGates) prepare(ctx context.Context, obj, old runtime.Object, scope
 			w.fail(err)
 			return
 		}
+		sent := index.SentLists(newObj.UnstructuredContent(), scope)
 		var fieldErr *field.Error
 		changes, fieldErr = index.PrepareForUpdate(newObj.UnstructuredContent(), oldContent, scope)
+		if fieldErr == nil {
+			fieldErr = index.CheckKept(newObj.UnstructuredContent(), oldContent, sent, scope)
+		}
 		if fieldErr != nil {
 			w.fail(invalid(newObj, fieldErr))
 			return
@@ -238,12 +242,16 @@ func (g *FieldGates) prepareInStorageVersion(ctx context.Context, newObj *unstru
 	if err != nil {
 		return nil, err
 	}
+	sent := g.storage.SentLists(stored.UnstructuredContent(), scope)
 	changes, fieldErr := g.storage.PrepareForUpdate(stored.UnstructuredContent(), oldContent, scope)
 	if fieldErr != nil {
 		return nil, invalid(newObj, fieldErr)
 	}
 	if back == nil {
 		// Conversion None: the gated object is newObj itself.
+		if fieldErr := g.storage.CheckKept(stored.UnstructuredContent(), oldContent, sent, scope); fieldErr != nil {
+			return nil, invalid(newObj, fieldErr)
+		}
 		return changes, nil
 	}
 	gv := newObj.GroupVersionKind().GroupVersion()
@@ -271,6 +279,9 @@ func (g *FieldGates) prepareInStorageVersion(ctx context.Context, newObj *unstru
 	}
 	if len(left) > 0 {
 		return nil, g.notRoundTripped(gv, left[0])
+	}
+	if fieldErr := g.storage.CheckKept(stored.UnstructuredContent(), oldContent, sent, scope); fieldErr != nil {
+		return nil, invalid(newObj, fieldErr)
 	}
 	return changes, nil
 }

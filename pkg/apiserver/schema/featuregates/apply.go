@@ -157,34 +157,14 @@ func (a *applier) value(n *node, newV interface{}, newHas bool, oldV interface{}
 		}
 		return nil, false
 	}
-	oldMap, _ := oldV.(map[string]interface{})
-	if len(n.children) > 0 {
-		newMap, isMap := newV.(map[string]interface{})
-		switch {
-		case newHas && newV == nil && oldMap != nil:
-			// A null parent is an absent parent: the stored values below come back.
-			restored := map[string]interface{}{}
-			a.fields(n, restored, oldMap, false)
-			if len(restored) > 0 {
-				return restored, true
-			}
-			return newV, newHas
-		case newHas && !isMap:
-			// A null or a value of the wrong type, and nothing stored below: there is nothing
-			// to gate, and validation judges the value itself.
-		case !newHas && oldMap == nil:
-			// Neither object has the value.
-		default:
-			created := !newHas
-			if created {
-				newMap = map[string]interface{}{}
-			}
-			a.fields(n, newMap, oldMap, false)
-			if created && len(newMap) == 0 {
-				return nil, false
-			}
-			newV, newHas = newMap, true
+	if oldHas && (!newHas || newV == nil || !sameKind(newV, oldV)) {
+		if held := firstHeld(n, oldV); held != nil {
+			return a.replaced(n, held, newV, newHas, oldV)
 		}
+	}
+	oldMap, _ := oldV.(map[string]interface{})
+	if newMap, isMap := newV.(map[string]interface{}); len(n.children) > 0 && isMap {
+		a.fields(n, newMap, oldMap, false)
 	}
 	if n.wildcard != nil && newHas {
 		switch items := newV.(type) {
@@ -196,6 +176,60 @@ func (a *applier) value(n *node, newV interface{}, newHas bool, oldV interface{}
 		}
 	}
 	return newV, newHas
+}
+
+// replaced applies node n to a write that left out, nulled or replaced with a value of
+// another kind (a scalar, a list for an object, an object for a list) a value below which the
+// stored object holds a value at a disabled path, held:
+//
+//   - the items or values of a gated [*] (n's wildcard is the gated path) are kept as they
+//     are, as if the write had sent them unchanged;
+//   - an object left out or sent as null is recreated to hold the stored values below it;
+//   - a list or map left out or sent as null lost its items with their values, as a write
+//     that removes every item does;
+//   - a value of another kind is refused: keeping the stored values would undo the write,
+//     and storing it would lose them.
+func (a *applier) replaced(n *node, held *GatedPath, newV interface{}, newHas bool, oldV interface{}) (interface{}, bool) {
+	if n.wildcard != nil && n.wildcard.target != nil && len(n.children) == 0 {
+		a.record(n.wildcard.target, NotApplied)
+		return runtime.DeepCopyJSONValue(oldV), true
+	}
+	if newHas && newV != nil {
+		a.fail(a.kindChanged(held, newV))
+		return newV, newHas
+	}
+	if oldMap, ok := oldV.(map[string]interface{}); ok && len(n.children) > 0 {
+		restored := map[string]interface{}{}
+		a.fields(n, restored, oldMap, false)
+		if len(restored) > 0 {
+			return restored, true
+		}
+	}
+	return newV, newHas
+}
+
+// fail records the first error of a write that must be refused.
+func (a *applier) fail(err *field.Error) {
+	if a.err == nil {
+		a.err = err
+	}
+}
+
+// sameKind reports whether two JSON values are both objects, both lists, or both scalars.
+func sameKind(x, y interface{}) bool {
+	return jsonKind(x) == jsonKind(y)
+}
+
+func jsonKind(v interface{}) int {
+	switch v.(type) {
+	case map[string]interface{}:
+		return 1
+	case []interface{}:
+		return 2
+	case nil:
+		return 3
+	}
+	return 0
 }
 
 // fields applies the field children of n to the properties of newMap.
@@ -264,11 +298,9 @@ func (a *applier) list(n *node, items, oldItems []interface{}) []interface{} {
 		}
 		return items[:0]
 	}
-	match, err := correlate(n, items, oldItems)
+	match, err := correlateItems(n, items, oldItems)
 	if err != nil {
-		if a.err == nil {
-			a.err = a.ambiguous(n, err)
-		}
+		a.fail(a.ambiguous(n, err))
 		return items
 	}
 	out := items[:0:0]
@@ -280,6 +312,12 @@ func (a *applier) list(n *node, items, oldItems []interface{}) []interface{} {
 			oldV, oldHas = oldItems[j], true
 		}
 		a.at = append(a.at, i)
+		if it == nil && oldHas {
+			// A null item is not an absent parent: there is no item left to hold the values.
+			if held := firstHeld(n.wildcard, oldV); held != nil {
+				a.fail(a.kindChanged(held, it))
+			}
+		}
 		v, keep := a.value(n.wildcard, it, true, oldV, oldHas)
 		a.at = a.at[:len(a.at)-1]
 		if !keep {

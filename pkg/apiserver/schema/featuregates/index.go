@@ -79,6 +79,8 @@ type Index struct {
 	disabled *node
 	// deprecated are the effectively enabled paths of deprecated gates.
 	deprecated []*GatedPath
+	// keyless is true when a disabled path goes through a list without keys (see SentLists).
+	keyless bool
 }
 
 // fieldChild is the child of a node for one field name.
@@ -302,7 +304,26 @@ func compile(specs []GateSpec, schema *structuralschema.Structural, fieldPaths b
 		}
 	}
 	ix.disabled.freeze()
+	ix.keyless = ix.disabled.throughKeyless()
 	return ix
+}
+
+// throughKeyless reports whether a path below n goes through a list without keys: a [*]
+// that is not itself the gated path, with no list-map keys (maps of additionalProperties
+// count too; SentLists tells them apart by the value).
+func (n *node) throughKeyless() bool {
+	if n == nil || n.target != nil {
+		return false
+	}
+	if n.wildcard != nil && n.wildcard.target == nil && len(n.listMapKeys) == 0 {
+		return true
+	}
+	for _, c := range n.children {
+		if c.node.throughKeyless() {
+			return true
+		}
+	}
+	return n.wildcard.throughKeyless()
 }
 
 // freeze turns the field children of every node into a slice sorted by name: the request

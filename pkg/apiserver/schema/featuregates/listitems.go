@@ -32,25 +32,32 @@ type ambiguity struct {
 	why  string
 }
 
+// correlateItems is correlate; a test replaces it to show that CheckKept holds with a
+// broken matcher.
+var correlateItems = correlate
+
 // correlate returns, for each new item of the list that n's wildcard iterates, the index of
 // the stored item it continues, or -1 for an item the write adds. Every stored item is the
 // continuation of at most one new item. Stored values are restored into the new item a stored
 // item continues, so the invariant is: a stored value at a disabled path is never moved into
-// another item, and it is dropped only with its own item.
+// another item, and it is dropped only with its own item, when no new item can be it.
+//
+// It implements the rule of docs/feature-gates-semantics.md, "Which new item continues a
+// stored one":
 //
 //   - Maps (when n's list is of type map): by the list-map keys.
-//   - When no stored item holds a value at a disabled path, every new item is new: there is
-//     nothing to restore, and gating an item as new or as a continuation is the same.
-//   - Otherwise, by content. Two items are the same item when they are equal outside the
-//     disabled paths (see project); equal items pair in order, or, where the write changed
-//     how many of them there are, at their own index first. That keeps stored values with
-//     their items when the write reorders, inserts or removes items. The stored items
-//     left over are then matched with the new items left over, gap by gap between the items
-//     paired so far: a gap with as many new items as stored ones is a run of in-place edits
-//     (paired in order), a gap without new items is a removal.
-//   - Where a stored item that holds a value at a disabled path could have become more than
-//     one new item, or could have been removed or edited, correlate returns an ambiguity
-//     rather than guess: the write must then be rejected.
+//   - When no stored item holds a value at a disabled path (a holder), every new item is new:
+//     there is nothing to restore.
+//   - Same item: a new item equal to a stored one outside the disabled paths (see project)
+//     continues it; equal items pair in order. Where the write changed how many equal items
+//     there are, the stored ones must be wholly equal (otherwise which one was removed or
+//     duplicated cannot be told).
+//   - Edited in place: with the pairs so far in the same order in both lists, one stored item
+//     left alone between two pairs (or an end of the list) continues the one new item left
+//     between the same pairs.
+//   - A holder still unpaired is removed, with its values, when no new item is unpaired;
+//     otherwise correlate returns an ambiguity (the write must be refused): it may have been
+//     moved, swapped or edited together with its neighbours into one of those new items.
 func correlate(n *node, items, oldItems []interface{}) ([]int, *ambiguity) {
 	match := make([]int, len(items))
 	for i := range match {
@@ -85,24 +92,20 @@ func correlate(n *node, items, oldItems []interface{}) ([]int, *ambiguity) {
 		return match, nil
 	}
 
-	// Pair items equal outside the disabled paths. Where a group of equal items has as many
-	// new items as stored ones, in order; otherwise an item at its own index first (the
-	// others were edited, inserted or removed), then in order.
-	oldKeys := make([]string, len(oldItems))
+	// Same item: equal outside the disabled paths, in order.
 	oldGroups := map[string][]int{}
 	for j, it := range oldItems {
-		oldKeys[j] = projectionKey(n.wildcard, it)
-		oldGroups[oldKeys[j]] = append(oldGroups[oldKeys[j]], j)
+		k := projectionKey(n.wildcard, it)
+		oldGroups[k] = append(oldGroups[k], j)
 	}
-	newKeys := make([]string, len(items))
 	newGroups := map[string][]int{}
 	var order []string
 	for i, it := range items {
-		newKeys[i] = projectionKey(n.wildcard, it)
-		if _, seen := newGroups[newKeys[i]]; !seen {
-			order = append(order, newKeys[i])
+		k := projectionKey(n.wildcard, it)
+		if _, seen := newGroups[k]; !seen {
+			order = append(order, k)
 		}
-		newGroups[newKeys[i]] = append(newGroups[newKeys[i]], i)
+		newGroups[k] = append(newGroups[k], i)
 	}
 	oldMatched := make([]bool, len(oldItems))
 	for _, k := range order {
@@ -111,28 +114,32 @@ func correlate(n *node, items, oldItems []interface{}) ([]int, *ambiguity) {
 			continue
 		}
 		if len(news) != len(olds) {
-			for _, i := range news {
-				if i < len(oldItems) && oldKeys[i] == k && !oldMatched[i] {
-					match[i], oldMatched[i] = i, true
+			for _, j := range olds[1:] {
+				if !jsonEqual(oldItems[j], oldItems[olds[0]]) {
+					item := j
+					if held[item] == nil {
+						item = olds[0]
+					}
+					return nil, &ambiguity{item: item, held: held[item], why: fmt.Sprintf("the write changed the number of items equal to it outside the disabled fields from %d to %d, and they hold different values there", len(olds), len(news))}
 				}
 			}
 		}
-		next := 0
-		for _, i := range news {
-			if match[i] >= 0 {
-				continue
-			}
-			for next < len(olds) && oldMatched[olds[next]] {
-				next++
-			}
-			if next == len(olds) {
-				break
-			}
-			match[i], oldMatched[olds[next]] = olds[next], true
+		for x := 0; x < len(news) && x < len(olds); x++ {
+			match[news[x]], oldMatched[olds[x]] = olds[x], true
 		}
 	}
 
-	// The items left over, gap by gap.
+	// The holders left over.
+	firstLeft := -1
+	for j := range oldItems {
+		if !oldMatched[j] && held[j] != nil {
+			firstLeft = j
+			break
+		}
+	}
+	if firstLeft < 0 {
+		return match, nil
+	}
 	leftNew := false
 	monotone, last := true, -1
 	for i := range items {
@@ -145,81 +152,129 @@ func correlate(n *node, items, oldItems []interface{}) ([]int, *ambiguity) {
 		}
 		last = match[i]
 	}
-	if leftNew && !monotone {
-		// The write reordered the list: which new item continues a stored item that changed
-		// cannot be told from where it is.
-		for j := range oldItems {
-			if !oldMatched[j] && held[j] != nil {
-				return nil, &ambiguity{item: j, held: held[j], why: "the write reordered the list and also changed or removed this item"}
-			}
+	if !leftNew {
+		return match, nil // removed, with their values: no new item can be them
+	}
+	if !monotone {
+		return nil, &ambiguity{item: firstLeft, held: held[firstLeft], why: "the write reordered the list and also changed or removed this item"}
+	}
+	// With the pairs in the same order in both lists, the gap of an item is the number of
+	// paired items before it, in its own list.
+	gapOld := gapsOf(len(oldItems), func(j int) bool { return oldMatched[j] })
+	gapNew := gapsOf(len(items), func(i int) bool { return match[i] >= 0 })
+	newInGap := map[int][]int{}
+	for i := range items {
+		if match[i] < 0 {
+			newInGap[gapNew[i]] = append(newInGap[gapNew[i]], i)
 		}
 	}
-	if leftNew && monotone {
-		// With the paired items in the same order in both lists, the gap of an item is the
-		// number of paired items before it, in its own list.
-		gapOld := gapsOf(len(oldItems), func(j int) bool { return oldMatched[j] })
-		gapNew := gapsOf(len(items), func(i int) bool { return match[i] >= 0 })
-		newInGap := map[int][]int{}
-		for i := range items {
-			if match[i] < 0 {
-				newInGap[gapNew[i]] = append(newInGap[gapNew[i]], i)
-			}
-		}
-		oldInGap := map[int][]int{}
-		for j := range oldItems {
-			if !oldMatched[j] {
-				oldInGap[gapOld[j]] = append(oldInGap[gapOld[j]], j)
-			}
-		}
-		for gap, olds := range oldInGap {
-			news := newInGap[gap]
-			switch {
-			case len(news) == 0:
-				// Removed, with their values.
-			case len(news) == len(olds):
-				// Edited in place.
-				for k, j := range olds {
-					match[news[k]], oldMatched[j] = j, true
-				}
-			default:
-				for _, j := range olds {
-					if held[j] != nil {
-						return nil, &ambiguity{item: j, held: held[j], why: fmt.Sprintf("the write replaced %d items here with %d different ones", len(olds), len(news))}
-					}
-				}
-			}
-		}
-	}
-	return match, removedOneOfEqual(match, oldItems, oldKeys, held)
-}
-
-// removedOneOfEqual returns an ambiguity when the write removed a stored item that is equal,
-// outside the disabled paths, to a stored item it kept, while the two hold different values
-// there: which of them was removed, and so which values stay, cannot be known.
-func removedOneOfEqual(match []int, oldItems []interface{}, oldKeys []string, held []*GatedPath) *ambiguity {
-	paired := make([]bool, len(oldItems))
-	for _, j := range match {
-		if j >= 0 {
-			paired[j] = true
+	oldInGap := map[int][]int{}
+	for j := range oldItems {
+		if !oldMatched[j] {
+			oldInGap[gapOld[j]] = append(oldInGap[gapOld[j]], j)
 		}
 	}
 	for j := range oldItems {
-		if paired[j] {
+		if oldMatched[j] {
 			continue
 		}
-		for m := range oldItems {
-			if !paired[m] || oldKeys[m] != oldKeys[j] || jsonEqual(oldItems[m], oldItems[j]) {
-				continue
+		olds, news := oldInGap[gapOld[j]], newInGap[gapOld[j]]
+		if len(olds) == len(news) && (len(olds) == 1 || echoes(n.wildcard, items, news, oldItems, olds)) {
+			for x, o := range olds {
+				match[news[x]], oldMatched[o] = o, true // edited in place
 			}
-			item, p := j, held[j]
-			if p == nil {
-				item, p = m, held[m]
-			}
-			if p == nil {
-				continue
-			}
-			return &ambiguity{item: item, held: p, why: "the write removed one of several items that are equal outside the disabled fields but hold different values there"}
+			continue
 		}
+		for _, o := range olds {
+			if held[o] == nil {
+				continue
+			}
+			why := "the write removed this item and added one elsewhere in the list, which may be this item moved and changed"
+			if len(news) > 0 {
+				why = fmt.Sprintf("the write replaced %d items here, which this item is one of, with %d different ones that do not send back the values the stored items hold at the disabled fields, so which became which cannot be told", len(olds), len(news))
+			}
+			return nil, &ambiguity{item: o, held: held[o], why: why}
+		}
+		for _, o := range olds {
+			oldMatched[o] = true // no holder: the new items are new
+		}
+	}
+	return match, nil
+}
+
+// echoes reports whether each new item items[news[x]] sends, at the disabled paths of n,
+// exactly what the stored item oldItems[olds[x]] holds there (nothing, for a stored item that
+// holds nothing): a client that writes back what it read says, by those values, which item
+// is which.
+func echoes(n *node, items []interface{}, news []int, oldItems []interface{}, olds []int) bool {
+	for x := range news {
+		if heldKey(n, items[news[x]]) != heldKey(n, oldItems[olds[x]]) {
+			return false
+		}
+	}
+	return true
+}
+
+// heldKey renders what v holds at the disabled paths of n (see held), as canonical JSON.
+func heldKey(n *node, v interface{}) string {
+	b, err := json.Marshal(held(n, v))
+	if err != nil {
+		return fmt.Sprintf("%#v", v)
+	}
+	return string(b)
+}
+
+// held returns v restricted to the disabled paths of n: nil when v holds nothing there; the
+// items of a list keep their places (an item that holds nothing is nil).
+func held(n *node, v interface{}) interface{} {
+	if n == nil {
+		return nil
+	}
+	if n.target != nil {
+		return v
+	}
+	switch x := v.(type) {
+	case map[string]interface{}:
+		var out map[string]interface{}
+		put := func(k string, h interface{}) {
+			if h == nil {
+				return
+			}
+			if out == nil {
+				out = map[string]interface{}{}
+			}
+			out[k] = h
+		}
+		for _, c := range n.children {
+			if cv, ok := x[c.name]; ok {
+				put(c.name, held(c.node, cv))
+			}
+		}
+		if n.wildcard != nil {
+			for k, cv := range x {
+				if _, named := childNamed(n, k); !named {
+					put(k, held(n.wildcard, cv))
+				}
+			}
+		}
+		if out == nil {
+			return nil
+		}
+		return out
+	case []interface{}:
+		if n.wildcard == nil {
+			return nil
+		}
+		out := make([]interface{}, len(x))
+		any := false
+		for i, cv := range x {
+			out[i] = held(n.wildcard, cv)
+			any = any || out[i] != nil
+		}
+		if !any {
+			return nil
+		}
+		return out
 	}
 	return nil
 }
@@ -315,9 +370,12 @@ func project(n *node, v interface{}) interface{} {
 		}
 		if n.wildcard != nil {
 			for k, cv := range out {
+				if _, named := childNamed(n, k); named {
+					continue
+				}
 				if n.wildcard.target != nil {
 					delete(out, k)
-				} else if _, named := childNamed(n, k); !named {
+				} else {
 					out[k] = project(n.wildcard, cv)
 				}
 			}
@@ -349,10 +407,8 @@ func childNamed(n *node, name string) (*node, bool) {
 	return nil, false
 }
 
-// ambiguous is the error of a write to the list at a.at whose stored item could not be
-// found in the new list: it names the list, the item, the gated path and its gate, and says
-// what to do.
-func (a *applier) ambiguous(n *node, amb *ambiguity) *field.Error {
+// at renders a.at, the path from the root to the value being gated, as a field path.
+func (a *applier) path() *field.Path {
 	p := field.NewPath("")
 	for i, s := range a.at {
 		switch x := s.(type) {
@@ -366,8 +422,28 @@ func (a *applier) ambiguous(n *node, amb *ambiguity) *field.Error {
 			}
 		}
 	}
+	return p
+}
+
+// ambiguous is the error of a write to the list at a.at whose stored item could not be
+// found in the new list: it names the list, the item, the gated path and its gate, and says
+// what to do.
+func (a *applier) ambiguous(n *node, amb *ambiguity) *field.Error {
 	g := amb.held.Gate
-	return field.Invalid(p, field.OmitValueType{}, headerSafe(fmt.Sprintf(
-		"item %d of the stored list holds a value at %s, which feature gate %s (%s) disables, and the new list does not say which item it became (%s): the server will not move the stored value to another item nor drop it; change the order of the list and the items' other fields in separate writes, or remove the item explicitly",
+	return field.Invalid(a.path(), field.OmitValueType{}, headerSafe(fmt.Sprintf(
+		"item %d of the stored list holds a value at %s, which feature gate %s (%s) disables, and the new list does not say which item it became (%s): the server will not move the stored value to another item nor drop it; reorder, remove and edit items in separate writes, one edited item at a time, or remove the item in a write that adds none",
 		amb.item, amb.held.Path.String(), g.Name, g.PreRelease, amb.why)))
+}
+
+// kindChanged is the error of a write that replaces a value below which the stored object
+// holds a value at the disabled path held with a value of another kind (see replaced).
+func (a *applier) kindChanged(held *GatedPath, newV interface{}) *field.Error {
+	g := held.Gate
+	what := "a value of another type"
+	if newV == nil {
+		what = "null"
+	}
+	return field.Invalid(a.path(), field.OmitValueType{}, headerSafe(fmt.Sprintf(
+		"the stored value here holds a value at %s, which feature gate %s (%s) disables, and the write replaces it with %s, which cannot hold it: the server will not drop the stored value; keep the value's type, or enable the gate first",
+		held.Path.String(), g.Name, g.PreRelease, what)))
 }

@@ -1,0 +1,296 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package featuregates
+
+import (
+	"encoding/json"
+	"flag"
+	"hash/fnv"
+	"math/rand"
+	"sort"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/yaml"
+
+	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+	"k8s.io/apiextensions-apiserver/test/featuregatetest/writemodel"
+)
+
+var (
+	modelSeed   = flag.Int64("writes.seed", 2608, "seed of TestWritesAgainstModel and TestCheckKeptWithBrokenMatcher")
+	modelWrites = flag.Int("writes.count", 20000, "writes of TestWritesAgainstModel and TestCheckKeptWithBrokenMatcher")
+)
+
+// TestCheckKept covers the last check on results that gating did not give: a stored value
+// lost, moved to another item, changed, or a value let in; and results it accepts.
+func TestCheckKept(t *testing.T) {
+	gates := []GateSpec{{Name: "RetryGate", PreRelease: Alpha, FieldPaths: []string{
+		".spec.steps[*].retry", ".spec.tags[*]", ".spec.config.secret", ".spec.ports[*].hostPort"}}}
+	schema := structuralFromJSON(t, `{"type":"object","properties":{"spec":{"type":"object","properties":{
+		"steps":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"retry":{"type":"integer"}}}},
+		"ports":{"type":"array","x-kubernetes-list-type":"map","x-kubernetes-list-map-keys":["name"],"items":{"type":"object","required":["name"],"properties":{"name":{"type":"string"},"hostPort":{"type":"integer"}}}},
+		"tags":{"type":"array","items":{"type":"string"}},
+		"config":{"type":"object","properties":{"secret":{"type":"string"},"mode":{"type":"string"}}}}}}}`)
+	ix := Compile(gates, schema)
+	tests := []struct {
+		name, old, sent, result string
+		wantPath                string // "" when the result must be accepted
+	}{
+		{name: "kept", old: `{"spec":{"config":{"secret":"s"}}}`, result: `{"spec":{"config":{"secret":"s","mode":"m"}}}`},
+		{name: "lost", old: `{"spec":{"config":{"secret":"s"}}}`, result: `{"spec":{"config":{"mode":"m"}}}`, wantPath: "spec.config.secret"},
+		{name: "changed", old: `{"spec":{"config":{"secret":"s"}}}`, result: `{"spec":{"config":{"secret":"t"}}}`, wantPath: "spec.config.secret"},
+		{name: "parent gone", old: `{"spec":{"config":{"secret":"s"}}}`, result: `{"spec":{}}`, wantPath: "spec.config"},
+		{name: "parent a scalar", old: `{"spec":{"config":{"secret":"s"}}}`, result: `{"spec":{"config":"plain"}}`, wantPath: "spec.config"},
+		{name: "let in", old: `{"spec":{}}`, result: `{"spec":{"config":{"secret":"s"}}}`, wantPath: "spec.config.secret"},
+		{name: "let in on create", result: `{"spec":{"steps":[{"name":"a","retry":1}]}}`, wantPath: "spec.steps[0].retry"},
+		{name: "gated [*] kept", old: `{"spec":{"tags":["a"]}}`, result: `{"spec":{"tags":["a"]}}`},
+		{name: "gated [*] emptied", old: `{"spec":{"tags":["a"]}}`, result: `{"spec":{"tags":null}}`, wantPath: "spec.tags"},
+		{name: "gated [*] grown", old: `{"spec":{"tags":[]}}`, result: `{"spec":{"tags":["a"]}}`, wantPath: "spec.tags[0]"},
+		{name: "list-map item removed with its value", old: `{"spec":{"ports":[{"name":"a","hostPort":1},{"name":"b"}]}}`, result: `{"spec":{"ports":[{"name":"b"}]}}`},
+		{name: "list-map value moved", old: `{"spec":{"ports":[{"name":"a","hostPort":1},{"name":"b"}]}}`, result: `{"spec":{"ports":[{"name":"b","hostPort":1}]}}`, wantPath: "spec.ports[0].hostPort"},
+		{
+			name: "reordered, values with their items",
+			old:  `{"spec":{"steps":[{"name":"a","retry":1},{"name":"b","retry":2}]}}`, result: `{"spec":{"steps":[{"name":"b","retry":2},{"name":"a","retry":1}]}}`,
+		},
+		{
+			name: "reordered, values left in place",
+			old:  `{"spec":{"steps":[{"name":"a","retry":1},{"name":"b","retry":2}]}}`, result: `{"spec":{"steps":[{"name":"b","retry":1},{"name":"a","retry":2}]}}`,
+			wantPath: "spec.steps[0].retry",
+		},
+		{
+			name: "one item edited in place",
+			old:  `{"spec":{"steps":[{"name":"a","retry":1},{"name":"b"}]}}`, result: `{"spec":{"steps":[{"name":"a2","retry":1},{"name":"b"}]}}`,
+		},
+		{
+			name: "two neighbours edited, sent back",
+			old:  `{"spec":{"steps":[{"name":"a","retry":1},{"name":"b","retry":2}]}}`,
+			sent: `{"spec":{"steps":[{"name":"a2","retry":1},{"name":"b2","retry":2}]}}`, result: `{"spec":{"steps":[{"name":"a2","retry":1},{"name":"b2","retry":2}]}}`,
+		},
+		{
+			name: "two neighbours edited, not sent back",
+			old:  `{"spec":{"steps":[{"name":"a","retry":1},{"name":"b","retry":2}]}}`,
+			sent: `{"spec":{"steps":[{"name":"a2"},{"name":"b2"}]}}`, result: `{"spec":{"steps":[{"name":"a2","retry":1},{"name":"b2","retry":2}]}}`,
+			wantPath: "spec.steps",
+		},
+		{
+			name: "swapped and edited, values restored in place",
+			old:  `{"spec":{"steps":[{"name":"a","retry":1},{"name":"b","retry":2}]}}`,
+			sent: `{"spec":{"steps":[{"name":"b2","retry":2},{"name":"a2","retry":1}]}}`, result: `{"spec":{"steps":[{"name":"b2","retry":1},{"name":"a2","retry":2}]}}`,
+			wantPath: "spec.steps",
+		},
+		{
+			name: "moved and edited, value dropped",
+			old:  `{"spec":{"steps":[{"name":"a","retry":1},{"name":"b"},{"name":"c"}]}}`, result: `{"spec":{"steps":[{"name":"b"},{"name":"c"},{"name":"a2"}]}}`,
+			wantPath: "spec.steps",
+		},
+		{
+			name: "removed, and nothing added",
+			old:  `{"spec":{"steps":[{"name":"a","retry":1},{"name":"b"}]}}`, result: `{"spec":{"steps":[{"name":"b"}]}}`,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			result, old := obj(t, tc.result), obj(t, tc.old)
+			sentObj := result
+			if tc.sent != "" {
+				sentObj = obj(t, tc.sent)
+			}
+			resultCopy, oldCopy := runtime.DeepCopyJSON(result), runtime.DeepCopyJSON(old)
+			err := ix.CheckKept(result, old, ix.SentLists(sentObj, ScopeAll), ScopeAll)
+			switch {
+			case tc.wantPath == "" && err != nil:
+				t.Fatalf("refused: %v", err)
+			case tc.wantPath != "" && err == nil:
+				t.Fatalf("accepted, want an error at %s", tc.wantPath)
+			case err != nil:
+				if err.Field != tc.wantPath || err.Type != field.ErrorTypeInvalid || !strings.Contains(err.Detail, "RetryGate (alpha)") {
+					t.Errorf("error %v, want Invalid at %s naming RetryGate (alpha)", err, tc.wantPath)
+				}
+			}
+			if !writemodel.Equal(result, resultCopy) || !writemodel.Equal(old, oldCopy) {
+				t.Error("CheckKept modified its arguments")
+			}
+		})
+	}
+}
+
+// writesSchema is the fuzzed CRD's structural schema (writemodel.CRDSchemaYAML).
+func writesSchema(t *testing.T) *structuralschema.Structural {
+	t.Helper()
+	j, err := yaml.YAMLToJSON([]byte(writemodel.CRDSchemaYAML))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return structuralFromJSON(t, string(j))
+}
+
+// writeOutcome runs a write through the gating and the last check as the API server does:
+// what the write sent in lists without keys, gating, then the check.
+func writeOutcome(ix *Index, stored, sent map[string]interface{}) (map[string]interface{}, *field.Error) {
+	got := runtime.DeepCopyJSON(sent)
+	s := ix.SentLists(got, ScopeAll)
+	_, err := ix.PrepareForUpdate(got, stored, ScopeAll)
+	if err == nil {
+		err = ix.CheckKept(got, stored, s, ScopeAll)
+	}
+	return got, err
+}
+
+type writeCase struct {
+	off             map[string]bool
+	stored, sent    map[string]interface{}
+	family          string
+	index           *Index
+	model           writemodel.Schema
+	want            map[string]interface{}
+	modelRefuses    bool
+	gotErr          *field.Error
+	got             map[string]interface{}
+	seed, iteration int64
+}
+
+func (c *writeCase) String() string {
+	j := func(v interface{}) string { b, _ := json.Marshal(v); return string(b) }
+	var off []string
+	for g := range c.off {
+		off = append(off, g)
+	}
+	sort.Strings(off)
+	return "seed " + j(c.seed) + " write " + j(c.iteration) + " (" + c.family + "), gates off " + j(off) +
+		"\nstored: " + j(c.stored) + "\nsent:   " + j(c.sent) + "\nmodel:  " + j(c.want) + " refused " + j(c.modelRefuses) +
+		"\ngot:    " + j(c.got) + " error " + j(c.gotErr)
+}
+
+// randomWrite makes one write of the fuzzed CRD: a random set of gates off, a stored object
+// written while every gate was on (none for a create), and a write made from it.
+func randomWrite(t *testing.T, r *rand.Rand, g *writemodel.Gen, schema *structuralschema.Structural) *writeCase {
+	c := &writeCase{off: map[string]bool{}}
+	var specs []GateSpec
+	for _, gate := range writemodel.Gates {
+		off := r.Intn(2) == 0
+		c.off[gate.Name] = off
+		specs = append(specs, GateSpec{Name: gate.Name, PreRelease: Alpha, Enabled: ptr.To(!off), FieldPaths: []string{gate.Path}})
+	}
+	c.index = Compile(specs, schema)
+	c.model = writemodel.SchemaFor(c.off)
+	spec := g.Spec()
+	var sentSpec map[string]interface{}
+	sentSpec, c.family = g.Write(spec, "")
+	if r.Intn(20) == 0 {
+		c.family = "create"
+	} else {
+		c.stored = map[string]interface{}{"spec": spec}
+	}
+	c.sent = map[string]interface{}{"spec": sentSpec}
+	c.want, c.modelRefuses = c.model.Expect(c.stored, c.sent)
+	return c
+}
+
+// TestWritesAgainstModel compares gating and the last check with the reference model
+// (test/featuregatetest/writemodel, written from docs/feature-gates-semantics.md) on random
+// writes of every family: each write gives the model's result, or is refused where the model
+// refuses it, and only there.
+func TestWritesAgainstModel(t *testing.T) {
+	r := rand.New(rand.NewSource(*modelSeed))
+	g := &writemodel.Gen{R: r}
+	schema := writesSchema(t)
+	type tally struct{ writes, refused int }
+	families := map[string]*tally{}
+	for i := 0; i < *modelWrites; i++ {
+		c := randomWrite(t, r, g, schema)
+		c.seed, c.iteration = *modelSeed, int64(i)
+		c.got, c.gotErr = writeOutcome(c.index, c.stored, c.sent)
+		f := families[c.family]
+		if f == nil {
+			f = &tally{}
+			families[c.family] = f
+		}
+		f.writes++
+		switch {
+		case c.modelRefuses && c.gotErr == nil:
+			t.Fatalf("accepted a write the model refuses:\n%s", c)
+		case !c.modelRefuses && c.gotErr != nil:
+			t.Fatalf("refused a write the model accepts:\n%s", c)
+		case c.gotErr != nil:
+			f.refused++
+		case !writemodel.Equal(c.got, c.want):
+			t.Fatalf("stored something other than the model:\n%s", c)
+		}
+	}
+	var names []string
+	for n := range families {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		t.Logf("%-14s %6d writes, %5d refused as the model refuses them", n, families[n].writes, families[n].refused)
+	}
+	if len(families) != len(writemodel.Families)+1 {
+		t.Errorf("%d families exercised, want %d", len(families), len(writemodel.Families)+1)
+	}
+}
+
+// TestCheckKeptWithBrokenMatcher breaks the matcher (items of lists without keys paired at
+// random) and shows that the last check turns every would-be loss, move or let-in value into
+// an error: every write the pair accepts stores exactly what the model says.
+func TestCheckKeptWithBrokenMatcher(t *testing.T) {
+	r := rand.New(rand.NewSource(*modelSeed))
+	g := &writemodel.Gen{R: r}
+	schema := writesSchema(t)
+	defer func(c func(*node, []interface{}, []interface{}) ([]int, *ambiguity)) { correlateItems = c }(correlateItems)
+	correlateItems = func(n *node, items, oldItems []interface{}) ([]int, *ambiguity) {
+		// At random, but the same for the same lists, so that a write gated twice is gated
+		// alike.
+		h := fnv.New64a()
+		h.Write([]byte(canonical([]interface{}{items, oldItems})))
+		r := rand.New(rand.NewSource(int64(h.Sum64())))
+		match := make([]int, len(items))
+		perm := r.Perm(len(oldItems))
+		for i := range match {
+			match[i] = -1
+			if i < len(perm) && r.Intn(4) != 0 {
+				match[i] = perm[i]
+			}
+		}
+		return match, nil
+	}
+	caught, wrongWithoutCheck := 0, 0
+	for i := 0; i < *modelWrites; i++ {
+		c := randomWrite(t, r, g, schema)
+		c.seed, c.iteration = *modelSeed, int64(i)
+		c.got, c.gotErr = writeOutcome(c.index, c.stored, c.sent)
+		unchecked := runtime.DeepCopyJSON(c.sent)
+		_, matcherErr := c.index.PrepareForUpdate(unchecked, c.stored, ScopeAll)
+		if matcherErr == nil && (c.modelRefuses || !writemodel.Equal(unchecked, c.want)) {
+			wrongWithoutCheck++
+			if c.gotErr != nil {
+				caught++
+			}
+		}
+		if c.gotErr == nil && (c.modelRefuses || !writemodel.Equal(c.got, c.want)) {
+			t.Fatalf("with the matcher broken, the last check let a wrong result through:\n%s", c)
+		}
+	}
+	if wrongWithoutCheck == 0 || caught != wrongWithoutCheck {
+		t.Fatalf("the broken matcher gave %d wrong results, the last check refused %d of them", wrongWithoutCheck, caught)
+	}
+	t.Logf("%d writes: the broken matcher gave %d wrong results; the last check refused all of them", *modelWrites, wrongWithoutCheck)
+}

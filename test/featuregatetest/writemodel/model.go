@@ -1,0 +1,482 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package writemodel is a reference model of what the API server stores for a write to a
+// custom resource whose CRD has fields that are not live, written from
+// docs/feature-gates-semantics.md ("What a write does" and "Which new item continues a
+// stored one") and from nothing else: it imports no server code. Tests compare the server
+// (and its parts) with it, and generate the writes to compare with Gen. Test support only.
+package writemodel
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+)
+
+// Schema is what the model knows of a CRD: the paths that are not live (as the gates'
+// field paths spell them: `.spec.steps[*].retry`, `.spec.tags[*]`) with no such path above
+// them, and the x-kubernetes-list-map-keys of the lists of type map, by the list's path.
+type Schema struct {
+	Disabled []string
+	ListKeys map[string][]string
+}
+
+// Expect returns what the server stores for a write that sends sent (the object after the
+// write's patch, decoding and defaulting) over stored (nil for a create), or refused when the
+// rule says the write must be refused with 422. Neither argument is modified.
+func (s Schema) Expect(stored, sent map[string]interface{}) (map[string]interface{}, bool) {
+	m := model{s: s}
+	out, has := m.value("", stored, stored != nil, sent, true)
+	if m.refused {
+		return nil, true
+	}
+	if !has {
+		return nil, false
+	}
+	o, _ := out.(map[string]interface{})
+	return o, false
+}
+
+type model struct {
+	s       Schema
+	refused bool
+}
+
+func (m *model) disabled(p string) bool {
+	for _, d := range m.s.Disabled {
+		if d == p {
+			return true
+		}
+	}
+	return false
+}
+
+// below reports whether a path that is not live lies strictly below p.
+func (m *model) below(p string) bool {
+	for _, d := range m.s.Disabled {
+		if len(d) > len(p) && strings.HasPrefix(d, p) && (d[len(p)] == '.' || d[len(p)] == '[') {
+			return true
+		}
+	}
+	return false
+}
+
+// named returns the field names that, below p, lead to a path that is not live.
+func (m *model) named(p string) map[string]bool {
+	out := map[string]bool{}
+	for _, d := range m.s.Disabled {
+		if len(d) > len(p)+1 && strings.HasPrefix(d, p) && d[len(p)] == '.' {
+			rest := d[len(p)+1:]
+			if i := strings.IndexAny(rest, ".["); i >= 0 {
+				rest = rest[:i]
+			}
+			out[rest] = true
+		}
+	}
+	return out
+}
+
+// holds reports whether v, at p, holds a value at a path that is not live.
+func (m *model) holds(p string, v interface{}) bool {
+	if m.disabled(p) {
+		return true
+	}
+	if !m.below(p) {
+		return false
+	}
+	switch x := v.(type) {
+	case map[string]interface{}:
+		named := m.named(p)
+		for k, cv := range x {
+			if named[k] {
+				if m.holds(p+"."+k, cv) {
+					return true
+				}
+			} else if m.holds(p+"[*]", cv) {
+				return true
+			}
+		}
+	case []interface{}:
+		for _, cv := range x {
+			if m.holds(p+"[*]", cv) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// look is v at p as the rule sees an item: without the values at paths that are not live,
+// and without the objects and nulls on the way to them that are then empty or were null.
+func (m *model) look(p string, v interface{}) interface{} {
+	if !m.below(p) {
+		return v
+	}
+	switch x := v.(type) {
+	case map[string]interface{}:
+		named := m.named(p)
+		out := map[string]interface{}{}
+		for k, cv := range x {
+			if named[k] {
+				if m.disabled(p + "." + k) {
+					continue
+				}
+				l := m.look(p+"."+k, cv)
+				if lm, ok := l.(map[string]interface{}); l == nil || (ok && len(lm) == 0) {
+					continue
+				}
+				out[k] = l
+			} else if m.disabled(p + "[*]") {
+				continue
+			} else {
+				out[k] = m.look(p+"[*]", cv)
+			}
+		}
+		return out
+	case []interface{}:
+		if m.disabled(p + "[*]") {
+			return []interface{}{}
+		}
+		out := make([]interface{}, len(x))
+		for i, cv := range x {
+			out[i] = m.look(p+"[*]", cv)
+		}
+		return out
+	}
+	return v
+}
+
+// part is v at p restricted to the paths that are not live; nil when it holds nothing there.
+func (m *model) part(p string, v interface{}) interface{} {
+	if m.disabled(p) {
+		return v
+	}
+	if !m.below(p) {
+		return nil
+	}
+	switch x := v.(type) {
+	case map[string]interface{}:
+		named := m.named(p)
+		out := map[string]interface{}{}
+		for k, cv := range x {
+			q := p + "[*]"
+			if named[k] {
+				q = p + "." + k
+			}
+			if h := m.part(q, cv); h != nil {
+				out[k] = h
+			}
+		}
+		if len(out) == 0 {
+			return nil
+		}
+		return out
+	case []interface{}:
+		out := make([]interface{}, len(x))
+		some := false
+		for i, cv := range x {
+			out[i] = m.part(p+"[*]", cv)
+			some = some || out[i] != nil
+		}
+		if !some {
+			return nil
+		}
+		return out
+	}
+	return nil
+}
+
+func kind(v interface{}) string {
+	switch v.(type) {
+	case map[string]interface{}:
+		return "object"
+	case []interface{}:
+		return "list"
+	case nil:
+		return "null"
+	}
+	return "scalar"
+}
+
+func copyJSON(v interface{}) interface{} {
+	b, _ := json.Marshal(v)
+	var out interface{}
+	_ = json.Unmarshal(b, &out)
+	return normalize(out)
+}
+
+// normalize turns JSON numbers decoded as float64 into int64 where they are whole, as the
+// API server's decoder does.
+func normalize(v interface{}) interface{} {
+	switch x := v.(type) {
+	case map[string]interface{}:
+		for k, cv := range x {
+			x[k] = normalize(cv)
+		}
+	case []interface{}:
+		for i, cv := range x {
+			x[i] = normalize(cv)
+		}
+	case float64:
+		if x == float64(int64(x)) {
+			return int64(x)
+		}
+	}
+	return v
+}
+
+// Equal compares two JSON values as the API server stores them.
+func Equal(a, b interface{}) bool {
+	return reflect.DeepEqual(copyJSON(a), copyJSON(b))
+}
+
+// value is the rule at one place p: the stored value sv (present when sHas) and the sent
+// one nv (present when nHas). It returns what is stored there, and whether anything is.
+func (m *model) value(p string, sv interface{}, sHas bool, nv interface{}, nHas bool) (interface{}, bool) {
+	// A field that is not live: the stored value, or nothing.
+	if p != "" && m.disabled(p) {
+		if sHas {
+			return copyJSON(sv), true
+		}
+		return nil, false
+	}
+	// A gated [*]: the stored items or entries as they are; new ones are dropped.
+	if m.disabled(p + "[*]") {
+		if sHas && m.holds(p, sv) {
+			return copyJSON(sv), true
+		}
+		switch nv.(type) {
+		case []interface{}:
+			return []interface{}{}, true
+		case map[string]interface{}:
+			return map[string]interface{}{}, true
+		}
+		return nv, nHas
+	}
+	if !m.below(p) {
+		return nv, nHas
+	}
+	if sHas && m.holds(p, sv) && (!nHas || nv == nil || kind(nv) != kind(sv)) {
+		if nHas && nv != nil {
+			m.refused = true // a value of another kind cannot hold the stored values
+			return nv, nHas
+		}
+		if so, ok := sv.(map[string]interface{}); ok && len(m.named(p)) > 0 {
+			// An object left out or sent as null is recreated to hold the stored values.
+			out := map[string]interface{}{}
+			for k := range m.named(p) {
+				if v, has := m.value(p+"."+k, so[k], hasKey(so, k), nil, false); has {
+					out[k] = v
+				}
+			}
+			if len(out) > 0 {
+				return out, true
+			}
+		}
+		return nv, nHas // a list or map left out: its items go, with their values
+	}
+	switch x := nv.(type) {
+	case map[string]interface{}:
+		so, _ := sv.(map[string]interface{})
+		named := m.named(p)
+		out := map[string]interface{}{}
+		for k, cv := range x {
+			if !named[k] {
+				ov, oHas := so[k]
+				if v, has := m.value(p+"[*]", ov, oHas, cv, true); has {
+					out[k] = v
+				}
+				continue
+			}
+		}
+		for k := range named {
+			ov, oHas := so[k]
+			cv, cHas := x[k]
+			if v, has := m.value(p+"."+k, ov, oHas, cv, cHas); has {
+				out[k] = v
+			}
+		}
+		return out, true
+	case []interface{}:
+		sl, _ := sv.([]interface{})
+		if keys, ok := m.s.ListKeys[p]; ok {
+			return m.byKeys(p, keys, sl, x), true
+		}
+		return m.keyless(p, sl, x), true
+	}
+	return nv, nHas
+}
+
+func hasKey(m map[string]interface{}, k string) bool {
+	_, ok := m[k]
+	return ok
+}
+
+func (m *model) byKeys(p string, keys []string, sl, nl []interface{}) []interface{} {
+	keyOf := func(v interface{}) (string, bool) {
+		o, ok := v.(map[string]interface{})
+		if !ok {
+			return "", false
+		}
+		vals := make([]interface{}, len(keys))
+		for i, k := range keys {
+			vals[i] = o[k]
+		}
+		b, _ := json.Marshal(vals)
+		return string(b), true
+	}
+	stored := map[string]interface{}{}
+	for _, it := range sl {
+		if k, ok := keyOf(it); ok {
+			if _, dup := stored[k]; !dup {
+				stored[k] = it
+			}
+		}
+	}
+	out := make([]interface{}, 0, len(nl))
+	for _, it := range nl {
+		var sv interface{}
+		sHas := false
+		if k, ok := keyOf(it); ok {
+			sv, sHas = stored[k]
+		}
+		v, _ := m.value(p+"[*]", sv, sHas, it, true)
+		out = append(out, v)
+	}
+	return out
+}
+
+// keyless is the rule for a list without keys: which new item continues which stored one.
+func (m *model) keyless(p string, sl, nl []interface{}) []interface{} {
+	q := p + "[*]"
+	cont := make([]int, len(nl))
+	for i := range cont {
+		cont[i] = -1
+	}
+	holder := make([]bool, len(sl))
+	anyHolder := false
+	for j, it := range sl {
+		holder[j] = m.holds(q, it)
+		anyHolder = anyHolder || holder[j]
+	}
+	if anyHolder {
+		// 1. Same item: equal outside the fields that are not live, in order.
+		used := make([]bool, len(sl))
+		for i, it := range nl {
+			for j, st := range sl {
+				if !used[j] && Equal(m.look(q, it), m.look(q, st)) {
+					cont[i], used[j] = j, true
+					break
+				}
+			}
+		}
+		// A changed number of equal items is only allowed among wholly equal stored items.
+		for j := range sl {
+			nStored, nSent, differ := 0, 0, false
+			for _, st := range sl {
+				if Equal(m.look(q, st), m.look(q, sl[j])) {
+					nStored++
+					differ = differ || !Equal(st, sl[j])
+				}
+			}
+			for _, it := range nl {
+				if Equal(m.look(q, it), m.look(q, sl[j])) {
+					nSent++
+				}
+			}
+			if nSent > 0 && nSent != nStored && differ {
+				m.refused = true
+				return nl
+			}
+		}
+		// 2. The holders left over.
+		leftHolder, leftNew := false, false
+		for j := range sl {
+			leftHolder = leftHolder || (!used[j] && holder[j])
+		}
+		for i := range nl {
+			leftNew = leftNew || cont[i] < 0
+		}
+		if leftHolder && leftNew {
+			last := -1
+			for i := range nl {
+				if cont[i] >= 0 {
+					if cont[i] < last {
+						m.refused = true // reordered, and a holder changed or removed
+						return nl
+					}
+					last = cont[i]
+				}
+			}
+			// Gaps between the pairs: the stored and new items left between the same pairs.
+			for j := 0; j < len(sl); {
+				if used[j] {
+					j++
+					continue
+				}
+				var olds []int
+				for ; j < len(sl) && !used[j]; j++ {
+					olds = append(olds, j)
+				}
+				before := olds[0] - 1 // the pair before the gap, in the stored list
+				var news []int
+				start := 0
+				if before >= 0 {
+					for i := range nl {
+						if cont[i] == before {
+							start = i + 1
+						}
+					}
+				}
+				for i := start; i < len(nl) && cont[i] < 0; i++ {
+					news = append(news, i)
+				}
+				sendBack := true
+				for x := range news {
+					if x >= len(olds) || !Equal(m.part(q, nl[news[x]]), m.part(q, sl[olds[x]])) {
+						sendBack = false
+					}
+				}
+				if len(olds) == len(news) && (len(olds) == 1 || sendBack) {
+					for x := range olds {
+						cont[news[x]] = olds[x]
+					}
+					continue
+				}
+				for _, o := range olds {
+					if holder[o] {
+						m.refused = true // moved, swapped or edited with its neighbours
+						return nl
+					}
+				}
+			}
+		}
+	}
+	out := make([]interface{}, len(nl))
+	for i, it := range nl {
+		if cont[i] >= 0 {
+			if it == nil && holder[cont[i]] {
+				m.refused = true // a null item cannot hold the stored values
+				return nl
+			}
+			out[i], _ = m.value(q, sl[cont[i]], true, it, true)
+		} else {
+			out[i], _ = m.value(q, nil, false, it, true)
+		}
+	}
+	return out
+}
