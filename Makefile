@@ -38,6 +38,8 @@ INTEGRATION_RUN     ?= .
 INTEGRATION_TIMEOUT ?= 30m
 GOTESTFLAGS ?=
 FUZZTIME ?= 1m
+# make fuzz-writes: how many writes the model-based write fuzzer sends.
+FUZZ_WRITES ?= 100000
 # make bench: rounds of the micro benchmarks (each round runs every setup once, in turn).
 BENCH_ROUNDS ?= 5
 # make bench-e2e / bench-rss: extra flags of test/benche2e (go run ./test/benche2e -help).
@@ -270,6 +272,10 @@ gateway-api-crds: ## Regenerate examples/gateway-api/crds: Gateway API v1.4.0's 
 .PHONY: fuzz
 fuzz: $(STAMPS)/build ## Run every fuzz target for FUZZTIME each (default 1m).
 	hack/fork/fuzz.sh $(FUZZTIME)
+
+.PHONY: fuzz-writes
+fuzz-writes: $(STAMPS)/build ## The model-based write fuzzer on a real etcd and server: FUZZ_WRITES writes (default 100000; make test runs 300), FUZZ_SEED to replay, FUZZ_KEEP_GOING=1 to count every failure.
+	FUZZ_WRITES=$(FUZZ_WRITES) go test $(GOTESTFLAGS) -count=1 -timeout 6h -v -run '^TestFieldGatesWritesAgainstModel$$' ./test/integration/ 2>&1 | grep -vE '^([WIE][0-9]{4} |\{"level")'; exit $${PIPESTATUS[0]}
 
 .PHONY: clean
 clean: ## Remove build output and stamps (upstream files stay; `git clean -xfd` removes them).

@@ -1,0 +1,222 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package integration
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apiextensions-apiserver/test/featuregatetest/writemodel"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/utils/ptr"
+)
+
+// TestFieldGatesNeverLost is issue 39's report, each case on the real server and etcd, every
+// gate off: the writes that lost, moved or dropped a stored value before the rule of
+// docs/feature-gates-semantics.md ("Which new item continues a stored one") now keep it or
+// are refused with 422 naming the gate, and nothing changes where they are refused.
+func TestFieldGatesNeverLost(t *testing.T) {
+	enableFeature(t, true)
+	env := startGatesServer(t, "")
+	crd := env.createCRD(t, writesCRD(t, "keptwrites"))
+	objects := map[string]string{
+		"tags-null":    `"spec":{"tags":["t1"]}`,
+		"tags-absent":  `"spec":{"tags":["t1"],"backup":{"size":"1"}}`,
+		"extra-null":   `"spec":{"extra":{"cpu":"1"}}`,
+		"swap-edit":    `"spec":{"steps":[{"name":"a","retry":7},{"name":"b","retry":8}]}`,
+		"move-edit":    `"spec":{"steps":[{"name":"a","retry":7},{"name":"b"},{"name":"c"}]}`,
+		"edit-all":     `"spec":{"steps":[{"name":"a","retry":7},{"name":"b","retry":8}]}`,
+		"scalar":       `"spec":{"config":{"secret":"s","mode":"m"}}`,
+		"null-item":    `"spec":{"steps":[{"name":"s1","retry":7}]}`,
+		"remove-add":   `"spec":{"steps":[{"name":"a","retry":7},{"name":"b"}]}`,
+		"remove-alone": `"spec":{"steps":[{"name":"a","retry":7},{"name":"b"}]}`,
+	}
+	for name, content := range objects {
+		env.create(t, crd, name, content)
+	}
+	env.warnings.Take()
+	off := map[string]bool{}
+	for _, g := range writemodel.Gates {
+		off[g.Name] = true
+	}
+	env.setGates(t, crd, off)
+
+	kept := func(name, want string) {
+		t.Helper()
+		env.assertStored(t, crd, name, want, 1)
+		env.warnings.Take()
+	}
+	refused := func(name string, err error, path string, want string) {
+		t.Helper()
+		if !apierrors.IsInvalid(err) {
+			t.Fatalf("%s: want 422 Invalid, got %v", name, err)
+		}
+		status, ok := err.(apierrors.APIStatus)
+		if !ok || status.Status().Details == nil || len(status.Status().Details.Causes) != 1 || status.Status().Details.Causes[0].Field != path {
+			t.Fatalf("%s: want one cause at %s, got %v", name, path, err)
+		}
+		if !strings.Contains(err.Error(), "(alpha)") || !strings.Contains(err.Error(), "Gate") {
+			t.Errorf("%s: the error does not name the gate: %v", name, err)
+		}
+		env.assertStored(t, crd, name, want, 1)
+		env.warnings.Take()
+	}
+	merge := func(name, patch string) error {
+		_, err := env.client(crd).Patch(context.Background(), name, types.MergePatchType, []byte(patch), metav1.PatchOptions{})
+		return err
+	}
+
+	t.Run("a gated [*] list sent as null keeps the stored items", func(t *testing.T) {
+		if err := merge("tags-null", `{"spec":{"tags":null}}`); err != nil {
+			t.Fatal(err)
+		}
+		kept("tags-null", objects["tags-null"])
+	})
+	t.Run("a gated [*] list left out of a PUT keeps the stored items", func(t *testing.T) {
+		env.update(t, crd, "tags-absent", `"spec":{"backup":{"size":"1"}}`)
+		kept("tags-absent", objects["tags-absent"])
+	})
+	t.Run("a gated [*] map sent as null keeps the stored keys", func(t *testing.T) {
+		if err := merge("extra-null", `{"spec":{"extra":null}}`); err != nil {
+			t.Fatal(err)
+		}
+		kept("extra-null", objects["extra-null"])
+	})
+	t.Run("two items swapped and both edited are refused", func(t *testing.T) {
+		err := merge("swap-edit", `{"spec":{"steps":[{"name":"b","image":"v2","retry":8},{"name":"a","image":"v2","retry":7}]}}`)
+		refused("swap-edit", err, "spec.steps", objects["swap-edit"])
+	})
+	t.Run("one item moved and edited is refused", func(t *testing.T) {
+		err := merge("move-edit", `{"spec":{"steps":[{"name":"b"},{"name":"c"},{"name":"a","image":"v2","retry":7}]}}`)
+		refused("move-edit", err, "spec.steps", objects["move-edit"])
+	})
+	t.Run("neighbours edited, each sending back its stored value, keep their values", func(t *testing.T) {
+		if err := merge("edit-all", `{"spec":{"steps":[{"name":"a","image":"v2","retry":7},{"name":"b","image":"v2","retry":8}]}}`); err != nil {
+			t.Fatal(err)
+		}
+		env.assertStored(t, crd, "edit-all", `"spec":{"steps":[{"name":"a","image":"v2","retry":7},{"name":"b","image":"v2","retry":8}]}`, 2)
+		env.warnings.Take()
+	})
+	t.Run("an untyped parent holding a stored value replaced by a scalar is refused", func(t *testing.T) {
+		err := merge("scalar", `{"spec":{"config":"plain"}}`)
+		refused("scalar", err, "spec.config", objects["scalar"])
+	})
+	t.Run("an item holding a stored value replaced by null is refused", func(t *testing.T) {
+		obj := env.get(t, crd, "null-item")
+		obj.Object["spec"] = map[string]interface{}{"steps": []interface{}{nil}}
+		_, err := env.client(crd).Update(context.Background(), obj, metav1.UpdateOptions{})
+		refused("null-item", err, "spec.steps[0]", objects["null-item"])
+	})
+	t.Run("an item removed while another is added is refused", func(t *testing.T) {
+		err := merge("remove-add", `{"spec":{"steps":[{"name":"b"},{"name":"x"}]}}`)
+		refused("remove-add", err, "spec.steps", objects["remove-add"])
+	})
+	t.Run("an item removed in a write that adds none goes with its value", func(t *testing.T) {
+		if err := merge("remove-alone", `{"spec":{"steps":[{"name":"b"}]}}`); err != nil {
+			t.Fatal(err)
+		}
+		env.assertStored(t, crd, "remove-alone", `"spec":{"steps":[{"name":"b"}]}`, 2)
+		env.warnings.Take()
+	})
+}
+
+func (e *gatesEnv) get(t *testing.T, crd *apiextensionsv1.CustomResourceDefinition, name string) *unstructured.Unstructured {
+	t.Helper()
+	obj, err := e.client(crd).Get(context.Background(), name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return obj
+}
+
+// TestFieldGatesNoopWrites: a write whose only change was gated away changes nothing: the
+// same resourceVersion, the same generation, and no watch event, for a merge patch, a PUT, a
+// server-side apply by a second manager and an apply with force.
+func TestFieldGatesNoopWrites(t *testing.T) {
+	enableFeature(t, true)
+	env := startGatesServer(t, "")
+	crd := env.createCRD(t, writesCRD(t, "noopwrites"))
+	created := env.create(t, crd, "noop", `"spec":{"steps":[{"name":"a","retry":7}],"config":{"secret":"s","mode":"m"},"backup":{"size":"1"}}`)
+	env.warnings.Take()
+	env.setGates(t, crd, map[string]bool{"RetryGate": true, "SecretGate": true, "EncryptionGate": true})
+	cur, err := env.client(crd).Get(context.Background(), "noop", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rv := cur.GetResourceVersion()
+	list, err := env.client(crd).List(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := env.client(crd).Watch(context.Background(), metav1.ListOptions{ResourceVersion: list.GetResourceVersion(), FieldSelector: "metadata.name=noop"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+
+	apply := func(manager string, force bool, body string) error {
+		_, err := env.client(crd).Patch(context.Background(), "noop", types.ApplyPatchType, []byte(`{"apiVersion":"stable.example.com/v1","kind":"CronTab","metadata":{"name":"noop"},"spec":`+body+`}`),
+			metav1.PatchOptions{FieldManager: manager, Force: ptr.To(force)})
+		return err
+	}
+	writes := []struct {
+		name  string
+		write func() error
+	}{
+		{"merge patch", func() error {
+			_, err := env.client(crd).Patch(context.Background(), "noop", types.MergePatchType, []byte(`{"spec":{"steps":[{"name":"a","retry":9}],"config":{"secret":"t"}}}`), metav1.PatchOptions{})
+			return err
+		}},
+		{"PUT", func() error {
+			obj := cur.DeepCopy()
+			obj.Object["spec"] = map[string]interface{}{"steps": []interface{}{map[string]interface{}{"name": "a"}}, "config": map[string]interface{}{"mode": "m"}, "backup": map[string]interface{}{"size": "1"}}
+			_, err := env.client(crd).Update(context.Background(), obj, metav1.UpdateOptions{})
+			return err
+		}},
+		// A field nobody owns, so that the apply is no conflict.
+		{"apply by a second manager", func() error { return apply("second", false, `{"backup":{"encryption":"u"}}`) }},
+		// A field another manager owns, with another value: a conflict, forced.
+		{"apply with force", func() error { return apply("forced", true, `{"config":{"secret":"v"}}`) }},
+	}
+	for _, tc := range writes {
+		if err := tc.write(); err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		after, err := env.client(crd).Get(context.Background(), "noop", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if after.GetResourceVersion() != rv || after.GetGeneration() != created.GetGeneration() {
+			t.Errorf("%s: resourceVersion %s -> %s, generation %d -> %d; want both unchanged", tc.name, rv, after.GetResourceVersion(), created.GetGeneration(), after.GetGeneration())
+		}
+	}
+	env.warnings.Take()
+	select {
+	case ev := <-w.ResultChan():
+		if ev.Type != watch.Bookmark {
+			t.Errorf("a watch event after writes that changed nothing live: %s %v", ev.Type, ev.Object)
+		}
+	case <-time.After(2 * time.Second):
+	}
+}
