@@ -27,8 +27,11 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/utils/ptr"
 )
 
@@ -219,4 +222,87 @@ func TestFieldGatesNoopWrites(t *testing.T) {
 		}
 	case <-time.After(2 * time.Second):
 	}
+}
+
+// TestFieldGatesStorageOnlyPath: with conversion None, a gated field that only the storage
+// version's schema has (v2's .spec.extra; v1 has no such field) keeps its stored value when
+// a write through v1, whose pruning removes the field from the request, updates the object.
+func TestFieldGatesStorageOnlyPath(t *testing.T) {
+	enableFeature(t, true)
+	env := startGatesServer(t, "")
+	ctx := context.Background()
+	versionSchema := func(extra bool) *apiextensionsv1.CustomResourceValidation {
+		props := map[string]apiextensionsv1.JSONSchemaProps{"image": {Type: "string"}}
+		if extra {
+			props["extra"] = apiextensionsv1.JSONSchemaProps{Type: "string", XFeatureGate: ptr.To("ExtraGate")}
+		}
+		return &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: &apiextensionsv1.JSONSchemaProps{
+			Type: "object", Properties: map[string]apiextensionsv1.JSONSchemaProps{"spec": {Type: "object", Properties: props}}}}
+	}
+	crd := env.createCRD(t, &apiextensionsv1.CustomResourceDefinition{
+		ObjectMeta: metav1.ObjectMeta{Name: "gadgets.storageonly.example.com"},
+		Spec: apiextensionsv1.CustomResourceDefinitionSpec{
+			Group: "storageonly.example.com",
+			Names: apiextensionsv1.CustomResourceDefinitionNames{Plural: "gadgets", Singular: "gadget", Kind: "Gadget", ListKind: "GadgetList"},
+			Scope: apiextensionsv1.NamespaceScoped,
+			Versions: []apiextensionsv1.CustomResourceDefinitionVersion{
+				{Name: "v1", Served: true, Schema: versionSchema(false)},
+				{Name: "v2", Served: true, Storage: true, Schema: versionSchema(true)},
+			},
+			Conversion: &apiextensionsv1.CustomResourceConversion{Strategy: apiextensionsv1.NoneConverter},
+			CustomFeatureGates: &apiextensionsv1.CustomResourceDefinitionFeatureGates{FeatureGates: []apiextensionsv1.CustomResourceDefinitionFeatureGate{
+				{Name: "ExtraGate", PreRelease: apiextensionsv1.CustomFeatureGateAlpha, Enabled: ptr.To(true)}}},
+		},
+	})
+	client := func(version string) dynamic.ResourceInterface {
+		gvr := schema.GroupVersionResource{Group: crd.Spec.Group, Version: version, Resource: crd.Spec.Names.Plural}
+		return env.dynamic.Resource(gvr).Namespace(gatesTestNamespace)
+	}
+	obj := &unstructured.Unstructured{Object: map[string]interface{}{"apiVersion": "storageonly.example.com/v2", "kind": "Gadget",
+		"metadata": map[string]interface{}{"name": "g"}, "spec": map[string]interface{}{"image": "a", "extra": "x"}}}
+	if _, err := client("v2").Create(ctx, obj, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	p := `[{"op":"test","path":"/spec/customFeatureGates/featureGates/0/name","value":"ExtraGate"},{"op":"replace","path":"/spec/customFeatureGates/featureGates/0/enabled","value":false}]`
+	if _, err := env.apiext.ApiextensionsV1().CustomResourceDefinitions().Patch(ctx, crd.Name, types.JSONPatchType, []byte(p), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// Wait until a v2 create drops extra: the gate is off in the server.
+	probe := obj.DeepCopy()
+	probe.SetName("probe")
+	if err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		out, err := client("v2").Create(ctx, probe, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		if err != nil {
+			return false, nil
+		}
+		_, has := out.Object["spec"].(map[string]interface{})["extra"]
+		return !has, nil
+	}); err != nil {
+		t.Fatalf("the server did not pick up the gate change: %v", err)
+	}
+	for i, write := range []func() error{
+		func() error {
+			_, err := client("v1").Patch(ctx, "g", types.MergePatchType, []byte(`{"spec":{"image":"b"}}`), metav1.PatchOptions{})
+			return err
+		},
+		func() error {
+			cur, err := client("v1").Get(ctx, "g", metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			cur.Object["spec"] = map[string]interface{}{"image": "c"}
+			_, err = client("v1").Update(ctx, cur, metav1.UpdateOptions{})
+			return err
+		},
+	} {
+		if err := write(); err != nil {
+			t.Fatalf("write %d through v1: %v", i, err)
+		}
+		stored := env.stored(t, crd, "g")
+		spec, _ := stored["spec"].(map[string]interface{})
+		if spec["extra"] != "x" {
+			t.Errorf("write %d through v1: stored spec %v, want extra: x kept", i, spec)
+		}
+	}
+	env.warnings.Take()
 }

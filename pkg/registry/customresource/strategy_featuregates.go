@@ -287,12 +287,24 @@ func (g *FieldGates) prepareInStorageVersion(ctx context.Context, newObj *unstru
 }
 
 // ReadStoredWith gives g the REST of the storage version's endpoint, whose objects are
-// decoded in the storage version, so that a write sent in another version through a
-// conversion webhook is checked against the object as stored (see storedContent). The
-// handler calls it once, before the CRD's endpoints serve; g may be nil.
+// decoded in the storage version, so that a write sent in another version is checked
+// against the object as stored (see storedContent): through a conversion webhook, and, with
+// conversion None, through a version whose schema lacks a gated path of the storage
+// version (its pruning removed the stored value there from the object the update starts
+// from). The handler calls it once, before the CRD's endpoints serve; g may be nil.
 func (g *FieldGates) ReadStoredWith(storageVersionREST *REST) {
-	if g != nil && g.convertor != nil && storageVersionREST != nil {
+	if g == nil || storageVersionREST == nil || !g.storage.HasDisabled() {
+		return
+	}
+	if g.convertor != nil {
 		g.stored = storageVersionREST
+		return
+	}
+	for _, alike := range g.storageAlike {
+		if !alike {
+			g.stored = storageVersionREST
+			return
+		}
 	}
 }
 
@@ -309,7 +321,7 @@ func (g *FieldGates) storedContent(ctx context.Context, old runtime.Object) (map
 	if !ok || oldObj == nil {
 		return nil, nil
 	}
-	if g.stored == nil || oldObj.GroupVersionKind().GroupVersion() == g.storageVersion {
+	if gv := oldObj.GroupVersionKind().GroupVersion(); g.stored == nil || gv == g.storageVersion || (g.convertor == nil && g.storageAlike[gv.Version]) {
 		return g.contentIn(old, g.storageVersion)
 	}
 	obj, err := g.stored.Get(ctx, oldObj.GetName(), &metav1.GetOptions{})
