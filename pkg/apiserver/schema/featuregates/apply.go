@@ -202,6 +202,12 @@ func (a *applier) replaced(n *node, held *GatedPath, newV interface{}, newHas bo
 		restored := map[string]interface{}{}
 		a.fields(n, restored, oldMap, false)
 		if len(restored) > 0 {
+			for _, r := range n.required {
+				if _, ok := restored[r]; !ok {
+					a.fail(a.requiredMissing(held, r))
+					break
+				}
+			}
 			return restored, true
 		}
 	}

@@ -564,3 +564,38 @@ func TestChangeWarning(t *testing.T) {
 		}
 	}
 }
+
+// TestPrepareForUpdateRequiredSibling: a write that removes an object below which a stored
+// value is kept is refused, naming the gate, when the object recreated to hold the value
+// would lack a required property; without one, the object is recreated.
+func TestPrepareForUpdateRequiredSibling(t *testing.T) {
+	gates := []GateSpec{{Name: "EncryptionGate", PreRelease: Alpha, FieldPaths: []string{".spec.backup.encryption", ".spec.loose.encryption"}}}
+	schema := structuralFromJSON(t, `{"type":"object","properties":{"spec":{"type":"object","properties":{
+		"backup":{"type":"object","nullable":true,"required":["size"],"properties":{"size":{"type":"string"},"encryption":{"type":"string"}}},
+		"loose":{"type":"object","nullable":true,"properties":{"size":{"type":"string"},"encryption":{"type":"string"}}}}}}}`)
+	ix := Compile(gates, schema)
+	for _, tc := range []struct {
+		name, old, new, want, wantErr string
+	}{
+		{name: "required sibling", old: `{"spec":{"backup":{"size":"1","encryption":"k"}}}`, new: `{"spec":{"backup":null}}`, wantErr: "spec.backup"},
+		{name: "no required sibling", old: `{"spec":{"loose":{"size":"1","encryption":"k"}}}`, new: `{"spec":{"loose":null}}`, want: `{"spec":{"loose":{"encryption":"k"}}}`},
+		{name: "object kept", old: `{"spec":{"backup":{"size":"1","encryption":"k"}}}`, new: `{"spec":{"backup":{"size":"2"}}}`, want: `{"spec":{"backup":{"size":"2","encryption":"k"}}}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			newObj := obj(t, tc.new)
+			_, err := ix.PrepareForUpdate(newObj, obj(t, tc.old), ScopeAll)
+			if tc.wantErr != "" {
+				if err == nil || err.Field != tc.wantErr || !strings.Contains(err.Detail, "EncryptionGate (alpha)") || !strings.Contains(err.Detail, `"size"`) {
+					t.Fatalf("error %v, want one at %s naming the gate and the required field", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(obj(t, tc.want), newObj); diff != "" {
+				t.Errorf("object (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -100,6 +100,9 @@ type node struct {
 	// listMapKeys are the x-kubernetes-list-map-keys of the list a wildcard child iterates,
 	// used to correlate new and old items; empty means correlation by index.
 	listMapKeys []string
+	// required are the required properties of the object at the node, when gating may have
+	// to recreate it to hold a stored value (see applier.replaced).
+	required []string
 }
 
 // Compile builds the index of a CRD's gates in its storage version: the gates' fieldPaths
@@ -369,6 +372,9 @@ func (ix *Index) addDisabled(p *GatedPath, schema *structuralschema.Structural) 
 			continue
 		}
 		if schema != nil {
+			if schema.ValueValidation != nil && len(schema.ValueValidation.Required) > 0 && n != ix.disabled {
+				n.required = schema.ValueValidation.Required
+			}
 			if prop, ok := schema.Properties[st.Field]; ok {
 				schema = &prop
 			} else if schema.AdditionalProperties != nil {
@@ -451,7 +457,7 @@ func (n *node) same(o *node) bool {
 	if (n.target == nil) != (o.target == nil) || (n.target != nil && !n.target.same(o.target)) {
 		return false
 	}
-	if len(n.children) != len(o.children) || len(n.listMapKeys) != len(o.listMapKeys) {
+	if len(n.children) != len(o.children) || len(n.listMapKeys) != len(o.listMapKeys) || !slices.Equal(n.required, o.required) {
 		return false
 	}
 	for i := range n.listMapKeys {

@@ -447,3 +447,13 @@ func (a *applier) kindChanged(held *GatedPath, newV interface{}) *field.Error {
 		"the stored value here holds a value at %s, which feature gate %s (%s) disables, and the write replaces it with %s, which cannot hold it: the server will not drop the stored value; keep the value's type, or enable the gate first",
 		held.Path.String(), g.Name, g.PreRelease, what)))
 }
+
+// requiredMissing is the error of a write that removes an object below which the stored
+// object holds a value at the disabled path held, when the object recreated to hold that
+// value would lack its required property name.
+func (a *applier) requiredMissing(held *GatedPath, name string) *field.Error {
+	g := held.Gate
+	return field.Invalid(a.path(), field.OmitValueType{}, headerSafe(fmt.Sprintf(
+		"the write removes this object, which holds a stored value at %s, which feature gate %s (%s) disables: the server keeps that value, and the object recreated to hold it would lack its required field %q; keep the object, or enable the gate first",
+		held.Path.String(), g.Name, g.PreRelease, name)))
+}
