@@ -37,8 +37,10 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/utils/ptr"
 )
 
@@ -59,7 +61,18 @@ func writesCRD(t *testing.T, plural string) *apiextensionsv1.CustomResourceDefin
 	}
 	crd.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"] = schema.Properties["spec"]
 	crd.Spec.Versions[0].Subresources.Scale = nil
+	// A second version of the same shape (conversion None): writes sent in it are gated in
+	// it, then in the storage version v1.
+	v2 := *crd.Spec.Versions[0].DeepCopy()
+	v2.Name, v2.Storage = "v2", false
+	crd.Spec.Versions = append(crd.Spec.Versions, v2)
 	return crd
+}
+
+// versionClient is the client of the fuzzed CRD's objects in version (v1 or v2).
+func (e *gatesEnv) versionClient(crd *apiextensionsv1.CustomResourceDefinition, version string) dynamic.ResourceInterface {
+	gvr := schema.GroupVersionResource{Group: crd.Spec.Group, Version: version, Resource: crd.Spec.Names.Plural}
+	return e.dynamic.Resource(gvr).Namespace(gatesTestNamespace)
 }
 
 // fuzzWrites is the number of writes of TestFieldGatesWritesAgainstModel: FUZZ_WRITES, or
@@ -84,7 +97,7 @@ func fuzzWrites(t *testing.T) (int, int64) {
 // TestFieldGatesWritesAgainstModel is the model-based fuzzer on the real server and etcd:
 // objects are written with every gate on, then random gates are turned off, and random
 // writes of every family (writemodel.Families, plus creates and JSON patch move and copy)
-// are sent as PUT, merge patch or JSON patch, some as dry-run. Each write must store what the
+// are sent as PUT, merge patch or JSON patch, in either version, some as dry-run. Each write must store what the
 // reference model (test/featuregatetest/writemodel, written from the semantics page) says,
 // read back from etcd, or be refused with 422 and change nothing where the model refuses
 // it, and only there. A failure prints FUZZ_SEED to reproduce it.
@@ -184,6 +197,7 @@ type fuzzCase struct {
 	off          map[string]bool
 	name         string
 	family, verb string
+	version      string
 	dryRun       bool
 	patch        string
 	stored, sent map[string]interface{}
@@ -219,8 +233,8 @@ func (c *fuzzCase) String() string {
 		}
 	}
 	sort.Strings(off)
-	return fmt.Sprintf("FUZZ_SEED=%d, write %d (%s, %s, dry-run %t) of %s, gates off %v\nstored: %s\npatch:  %s\nsent:   %s\nmodel:  %s (refused %t)\ngot:    %s\nerror:  %v",
-		c.seed, c.write, c.family, c.verb, c.dryRun, c.name, off, j(c.stored), c.patch, j(c.sent), j(c.want), c.refused, j(c.got), c.err)
+	return fmt.Sprintf("FUZZ_SEED=%d, write %d (%s, %s in %s, dry-run %t) of %s, gates off %v\nstored: %s\npatch:  %s\nsent:   %s\nmodel:  %s (refused %t)\ngot:    %s\nerror:  %v",
+		c.seed, c.write, c.family, c.verb, c.version, c.dryRun, c.name, off, j(c.stored), c.patch, j(c.sent), j(c.want), c.refused, j(c.got), c.err)
 }
 
 // setGates sets every gate of writemodel.Gates to on unless off says so, and waits until the
@@ -306,6 +320,11 @@ func (e *gatesEnv) fuzzUpdate(t *testing.T, crd *apiextensionsv1.CustomResourceD
 	t.Helper()
 	ctx := context.Background()
 	c.dryRun = r.Intn(10) == 0
+	c.version = "v1"
+	if r.Intn(3) == 0 {
+		c.version = "v2"
+	}
+	client := e.versionClient(crd, c.version)
 	var dry []string
 	if c.dryRun {
 		dry = []string{metav1.DryRunAll}
@@ -332,7 +351,7 @@ func (e *gatesEnv) fuzzUpdate(t *testing.T, crd *apiextensionsv1.CustomResourceD
 		if err := json.Unmarshal(effective, &c.sent); err != nil {
 			t.Fatal(err)
 		}
-		_, c.err = e.client(crd).Patch(ctx, c.name, pt, patch, metav1.PatchOptions{DryRun: dry})
+		_, c.err = client.Patch(ctx, c.name, pt, patch, metav1.PatchOptions{DryRun: dry})
 	}
 	// JSON patch's own move and copy of a list item.
 	if steps, ok := storedSpec["steps"].([]interface{}); ok && len(steps) > 1 && r.Intn(8) == 0 {
@@ -358,7 +377,8 @@ func (e *gatesEnv) fuzzUpdate(t *testing.T, crd *apiextensionsv1.CustomResourceD
 		c.patch = string(sentJSON)
 		obj := stored.DeepCopy()
 		obj.Object["spec"] = spec
-		_, c.err = e.client(crd).Update(ctx, obj, metav1.UpdateOptions{DryRun: dry})
+		obj.SetAPIVersion("stable.example.com/" + c.version)
+		_, c.err = client.Update(ctx, obj, metav1.UpdateOptions{DryRun: dry})
 	case 1:
 		c.verb = "merge patch"
 		patch, err := jsonpatch.CreateMergePatch(storedJSON, sentJSON)
