@@ -72,7 +72,18 @@ func TestGatewayAPILosslessDisableOnBothBackends(t *testing.T) {
 			}
 
 			setRouteGates(t, b, true)
-			mustRun(t, b, featuregatetest.LosslessRoute("a.example.com", 3, true), "apply", "-f", "-")
+			// On stock, writes of a new kind get a 503 until its schema is in /openapi/v3.
+			deadline := time.Now().Add(60 * time.Second)
+			for {
+				r, err := b.mustKubectl(featuregatetest.LosslessRoute("a.example.com", 3, true), "apply", "-f", "-")
+				if err == nil {
+					break
+				}
+				if !strings.Contains(r.stderr, "ServiceUnavailable") || time.Now().After(deadline) {
+					t.Fatal(err)
+				}
+				time.Sleep(250 * time.Millisecond)
+			}
 			want := routeValues(t, b, "a.example.com")
 			if len(want) != 2 {
 				t.Fatalf("with the gates on, etcd has %v; want retry and sessionPersistence", want)
