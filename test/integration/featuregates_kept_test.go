@@ -54,6 +54,8 @@ func TestFieldGatesNeverLost(t *testing.T) {
 		"null-item":    `"spec":{"steps":[{"name":"s1","retry":7}]}`,
 		"remove-add":   `"spec":{"steps":[{"name":"a","retry":7},{"name":"b"}]}`,
 		"remove-alone": `"spec":{"steps":[{"name":"a","retry":7},{"name":"b"}]}`,
+		"typed-scalar": `"spec":{"backup":{"size":"1","encryption":"k"}}`,
+		"required":     `"spec":{"backup":{"size":"1","encryption":"k"}}`,
 	}
 	for name, content := range objects {
 		env.create(t, crd, name, content)
@@ -134,6 +136,17 @@ func TestFieldGatesNeverLost(t *testing.T) {
 	t.Run("an item removed while another is added is refused", func(t *testing.T) {
 		err := merge("remove-add", `{"spec":{"steps":[{"name":"b"},{"name":"x"}]}}`)
 		refused("remove-add", err, "spec.steps", objects["remove-add"])
+	})
+	t.Run("a typed parent holding a stored value replaced by a scalar is refused, naming the gate", func(t *testing.T) {
+		_, err := env.client(crd).Patch(context.Background(), "typed-scalar", types.JSONPatchType, []byte(`[{"op":"replace","path":"/spec/backup","value":"x"}]`), metav1.PatchOptions{})
+		refused("typed-scalar", err, "spec.backup", objects["typed-scalar"])
+	})
+	t.Run("a parent recreated without its required property is refused, naming the gate", func(t *testing.T) {
+		err := merge("required", `{"spec":{"backup":null}}`)
+		refused("required", err, "spec.backup", objects["required"])
+		if !strings.Contains(err.Error(), `"size"`) {
+			t.Errorf("the error does not name the required property: %v", err)
+		}
 	})
 	t.Run("an item removed in a write that adds none goes with its value", func(t *testing.T) {
 		if err := merge("remove-alone", `{"spec":{"steps":[{"name":"b"}]}}`); err != nil {

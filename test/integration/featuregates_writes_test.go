@@ -256,7 +256,7 @@ func (e *gatesEnv) setGates(t *testing.T, crd *apiextensionsv1.CustomResourceDef
 		"tags":   []interface{}{"p"},
 		"extra":  map[string]interface{}{"p": "p"},
 		"config": map[string]interface{}{"secret": "p"},
-		"backup": map[string]interface{}{"encryption": "p"},
+		"backup": map[string]interface{}{"size": "p", "encryption": "p"},
 	}
 	model := writemodel.SchemaFor(off)
 	want, _ := model.Expect(nil, map[string]interface{}{"spec": probe})

@@ -18,6 +18,7 @@ package customresource
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"sync"
@@ -430,9 +431,37 @@ func (g *FieldGates) toStorage(obj *unstructured.Unstructured) (stored *unstruct
 }
 
 // invalid is the error of a write that gating cannot apply without moving or losing a stored
-// value (see featuregates.Index.PrepareForUpdate): 422, like a validation error.
+// value (see featuregates.Index.PrepareForUpdate and CheckKept): 422, like a validation
+// error, which validation reports in place of its own (see refused).
 func invalid(obj *unstructured.Unstructured, err *field.Error) error {
-	return apierrors.NewInvalid(obj.GroupVersionKind().GroupKind(), obj.GetName(), field.ErrorList{err})
+	errs := field.ErrorList{err}
+	return &gatingRefusal{StatusError: apierrors.NewInvalid(obj.GroupVersionKind().GroupKind(), obj.GetName(), errs), errs: errs}
+}
+
+// gatingRefusal is a 422 of gating, with its field errors.
+type gatingRefusal struct {
+	*apierrors.StatusError
+	errs field.ErrorList
+}
+
+// refused returns the field errors of the write in ctx when gating refused it (see invalid),
+// and nil otherwise. The strategy's validation returns them instead of its own: gating
+// refuses a write before validation runs, and validation's errors on the object gating could
+// not settle (a parent of another type, a parent recreated without its required property)
+// would not say that a stored value at a field that is not live is the reason.
+func (g *FieldGates) refused(ctx context.Context) field.ErrorList {
+	if g == nil || !g.acts {
+		return nil
+	}
+	w := gatedWriteFrom(ctx)
+	if w == nil || w.err == nil {
+		return nil
+	}
+	var r *gatingRefusal
+	if errors.As(w.err, &r) {
+		return r.errs
+	}
+	return nil
 }
 
 // conversionError is the error of a write that could not be gated because a conversion

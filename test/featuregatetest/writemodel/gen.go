@@ -30,7 +30,7 @@ type Gate struct {
 // Gates are the gates of the fuzzed CRD (see CRDYAML): a field of the items of a list without
 // keys, of the items of a list nested in them, of a list of type map, of the values of a map,
 // a gated [*] of a list and of a map, a field below an untyped object that keeps unknown
-// fields, and a field of a nullable object.
+// fields, and a field of a nullable object with a required property.
 var Gates = []Gate{
 	{"RetryGate", ".spec.steps[*].retry"},
 	{"WeightGate", ".spec.steps[*].sub[*].w"},
@@ -44,7 +44,7 @@ var Gates = []Gate{
 
 // SchemaFor is the model's Schema of the fuzzed CRD with the gates in off disabled.
 func SchemaFor(off map[string]bool) Schema {
-	s := Schema{ListKeys: map[string][]string{".spec.ports": {"name"}}}
+	s := Schema{ListKeys: map[string][]string{".spec.ports": {"name"}}, Required: map[string][]string{".spec.backup": {"size"}}}
 	for _, g := range Gates {
 		if off[g.Name] {
 			s.Disabled = append(s.Disabled, g.Path)
@@ -106,6 +106,7 @@ properties:
       backup:
         type: object
         nullable: true
+        required: [size]
         properties:
           size: {type: string}
           encryption: {type: string}
@@ -387,7 +388,7 @@ func (g *Gen) sendGated(spec map[string]interface{}) {
 	default:
 		b, _ := spec["backup"].(map[string]interface{})
 		if b == nil {
-			b = map[string]interface{}{}
+			b = map[string]interface{}{"size": g.str("z")}
 		}
 		b["encryption"] = g.str("k")
 		spec["backup"] = b

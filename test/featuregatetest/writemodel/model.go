@@ -33,6 +33,8 @@ import (
 type Schema struct {
 	Disabled []string
 	ListKeys map[string][]string
+	// Required are the required properties of objects, by the object's path.
+	Required map[string][]string
 }
 
 // Expect returns what the server stores for a write that sends sent (the object after the
@@ -284,6 +286,11 @@ func (m *model) value(p string, sv interface{}, sHas bool, nv interface{}, nHas 
 				}
 			}
 			if len(out) > 0 {
+				for _, r := range m.s.Required[p] {
+					if !hasKey(out, r) {
+						m.refused = true // the recreated object would lack a required property
+					}
+				}
 				return out, true
 			}
 		}
