@@ -167,8 +167,9 @@ func (e *gatesEnv) get(t *testing.T, crd *apiextensionsv1.CustomResourceDefiniti
 }
 
 // TestFieldGatesNoopWrites: a write whose only change was gated away changes nothing: the
-// same resourceVersion, the same generation, and no watch event, for a merge patch, a PUT, a
-// server-side apply by a second manager and an apply with force.
+// same resourceVersion, the same generation, the same managedFields, and no watch event, for
+// a merge patch, a PUT, a server-side apply by a second manager, an apply with force, and
+// writes inside a list without keys (which a manager owns whole).
 func TestFieldGatesNoopWrites(t *testing.T) {
 	enableFeature(t, true)
 	env := startGatesServer(t, "")
@@ -214,6 +215,14 @@ func TestFieldGatesNoopWrites(t *testing.T) {
 		{"apply by a second manager", func() error { return apply("second", false, `{"backup":{"encryption":"u"}}`) }},
 		// A field another manager owns, with another value: a conflict, forced.
 		{"apply with force", func() error { return apply("forced", true, `{"config":{"secret":"v"}}`) }},
+		// Inside a list without keys, which a manager owns whole.
+		{"JSON patch inside a list without keys", func() error {
+			_, err := env.client(crd).Patch(context.Background(), "noop", types.JSONPatchType, []byte(`[{"op":"replace","path":"/spec/steps/0/retry","value":99}]`), metav1.PatchOptions{FieldManager: "patcher"})
+			return err
+		}},
+		{"apply with force inside a list without keys", func() error {
+			return apply("forced-list", true, `{"steps":[{"name":"a","retry":11}]}`)
+		}},
 	}
 	for _, tc := range writes {
 		if err := tc.write(); err != nil {
@@ -225,6 +234,9 @@ func TestFieldGatesNoopWrites(t *testing.T) {
 		}
 		if after.GetResourceVersion() != rv || after.GetGeneration() != created.GetGeneration() {
 			t.Errorf("%s: resourceVersion %s -> %s, generation %d -> %d; want both unchanged", tc.name, rv, after.GetResourceVersion(), created.GetGeneration(), after.GetGeneration())
+		}
+		if !writemodel.Equal(after.GetManagedFields(), cur.GetManagedFields()) {
+			t.Errorf("%s: managedFields changed:\n%v\nwas\n%v", tc.name, after.GetManagedFields(), cur.GetManagedFields())
 		}
 	}
 	env.warnings.Take()

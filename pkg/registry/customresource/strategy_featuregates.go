@@ -27,6 +27,7 @@ import (
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/featuregates"
 	apiextensionsfeatures "k8s.io/apiextensions-apiserver/pkg/features"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -220,6 +221,48 @@ func (g *FieldGates) prepare(ctx context.Context, obj, old runtime.Object, scope
 	}
 	if len(changes) > 0 {
 		w.record(ctx, g, changes, old == nil)
+	}
+}
+
+// keepOwnersOfNoop makes an update whose only changes were gated away change nothing: when
+// gating changed the write (a value dropped or a stored one kept), and the write changes
+// nothing else (the generation did not move, so everything but metadata is old's, and the
+// metadata is old's but for managedFields), newObj's managedFields are set back to old's.
+// The storage layer then finds the object unchanged and persists nothing: the
+// resourceVersion stays, and no watch event follows. The field manager computes managedFields
+// before gating; without this, a client whose every change was gated away would still
+// become an owner, or take a list without keys from its owner, in a new revision of the
+// object. PrepareForUpdate calls it last.
+func (g *FieldGates) keepOwnersOfNoop(ctx context.Context, newObj, oldObj *unstructured.Unstructured) {
+	if g == nil || !g.acts || newObj.GetGeneration() != oldObj.GetGeneration() {
+		return
+	}
+	w := gatedWriteFrom(ctx)
+	if w == nil || w.err != nil || len(w.changes) == 0 {
+		return
+	}
+	newMeta, _ := newObj.Object["metadata"].(map[string]interface{})
+	oldMeta, _ := oldObj.Object["metadata"].(map[string]interface{})
+	if newMeta == nil || oldMeta == nil || len(newMeta) > len(oldMeta)+1 {
+		return
+	}
+	for k, v := range newMeta {
+		if k == "managedFields" {
+			continue
+		}
+		if ov, ok := oldMeta[k]; !ok || !equality.Semantic.DeepEqual(v, ov) {
+			return
+		}
+	}
+	for k := range oldMeta {
+		if _, ok := newMeta[k]; !ok && k != "managedFields" {
+			return
+		}
+	}
+	if mf, ok := oldMeta["managedFields"]; ok {
+		newMeta["managedFields"] = runtime.DeepCopyJSONValue(mf)
+	} else {
+		delete(newMeta, "managedFields")
 	}
 }
 
