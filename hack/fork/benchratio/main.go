@@ -157,17 +157,19 @@ func report(w io.Writer, runs map[string]map[string][]float64, counts int) int {
 				case "c", "d":
 					goal = "at most +5 µs: " + check(extra <= 5000)
 				case "e":
-					// Two gating steps and two conversions by an in-process converter standing in
-					// for a webhook. The goal is on the hook, the fork's own work: its time less
-					// the two conversions (BenchmarkFieldGatesConvert, the safe converter's copy)
-					// is at most twice (d)'s extra.
+					// Two gating steps and one conversion (the request object to the storage
+					// version) by an in-process converter standing in for a webhook; the stored
+					// object is read in the storage version, as the server reads it from the
+					// storage version's endpoint. The goal is on the hook, the fork's own work: its
+					// time less the conversion (BenchmarkFieldGatesConvert, the safe converter's
+					// copy) is at most twice (d)'s extra.
 					goal = "reported (two versions)"
 					conv, hasConv := res["BenchmarkFieldGatesConvert"]
 					d, hasD := res[strategy+op+"/"+setups[3]]
 					if op == "Hook" && hasConv && hasD {
-						own := r["ns/op"] - 2*conv["ns/op"] - base["ns/op"]
-						goal = fmt.Sprintf("less 2 conversions (%.1f µs), at most 2 x (d): %+.2f µs vs %.2f µs: %s",
-							2*conv["ns/op"]/1000, own/1000, 2*(d["ns/op"]-base["ns/op"])/1000, check(own <= 2*(d["ns/op"]-base["ns/op"])))
+						own := r["ns/op"] - conv["ns/op"] - base["ns/op"]
+						goal = fmt.Sprintf("less 1 conversion (%.1f µs), at most 2 x (d): %+.2f µs vs %.2f µs: %s",
+							conv["ns/op"]/1000, own/1000, 2*(d["ns/op"]-base["ns/op"])/1000, check(own <= 2*(d["ns/op"]-base["ns/op"])))
 					}
 				}
 				fmt.Fprintf(w, "| %s | %s | %.0f | %.0f | %.0f | %.3f | %+.2f µs | %+.0f | %s |\n",

@@ -20,6 +20,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
@@ -108,14 +109,29 @@ func (ix *Index) CheckKept(result, oldObj map[string]interface{}, sent *Sent, sc
 	if !ix.HasDisabled() || result == nil {
 		return nil
 	}
-	c := checker{sent: sent}
+	// The walk tracks where it is only where it needs to: with lists without keys (Sent's
+	// keys), or, after a walk that found a fault, to name its place.
+	if err := ix.check(result, oldObj, sent, scope, sent != nil); err != errFault {
+		return err
+	}
+	return ix.check(result, oldObj, sent, scope, true)
+}
+
+// errFault is what a walk that does not track its place returns for a fault.
+var errFault = &field.Error{}
+
+func (ix *Index) check(result, oldObj map[string]interface{}, sent *Sent, scope Scope, track bool) *field.Error {
+	c := checker{sent: sent, track: track}
 	for _, ch := range ix.disabled.children {
 		if !scope.includes(ch.name) {
 			continue
 		}
 		ov, oHas := oldObj[ch.name]
 		rv, rHas := result[ch.name]
-		if err := c.value(ch.node, ov, oHas, rv, rHas, field.NewPath(ch.name), "."+ch.name); err != nil {
+		c.push(step{field: ch.name})
+		err := c.value(ch.node, ov, oHas, rv, rHas)
+		c.pop()
+		if err != nil {
 			return err
 		}
 	}
@@ -124,17 +140,84 @@ func (ix *Index) CheckKept(result, oldObj map[string]interface{}, sent *Sent, sc
 
 type checker struct {
 	sent *Sent
+	// track is true when the walk keeps at, the place being checked, from the root (its field
+	// path and Sent's key are built from it when needed). Without it, the walk allocates
+	// nothing, and a fault is errFault.
+	track bool
+	at    []step
 }
 
-// value checks node n at one place: the stored ov (present when oHas) against the result rv
-// (present when rHas); fp is the place as a field path, at as Sent's key.
-func (c *checker) value(n *node, ov interface{}, oHas bool, rv interface{}, rHas bool, fp *field.Path, at string) *field.Error {
+// step is one step of a place: a field, a map key, or a list index.
+type step struct {
+	field, key string
+	index      int
+	kind       int // 0 field, 1 key, 2 index
+}
+
+func (c *checker) push(s step) {
+	if c.track {
+		c.at = append(c.at, s)
+	}
+}
+
+func (c *checker) pop() {
+	if c.track {
+		c.at = c.at[:len(c.at)-1]
+	}
+}
+
+// fault returns the error build makes at the current place, or errFault when the walk does
+// not track its place.
+func (c *checker) fault(build func(*field.Path) *field.Error) *field.Error {
+	if !c.track {
+		return errFault
+	}
+	return build(c.path())
+}
+
+// path is the current place as a field path.
+func (c *checker) path() *field.Path {
+	var p *field.Path
+	for _, s := range c.at {
+		switch {
+		case s.kind == 1:
+			p = p.Key(s.key)
+		case s.kind == 2:
+			p = p.Index(s.index)
+		case p == nil:
+			p = field.NewPath(s.field)
+		default:
+			p = p.Child(s.field)
+		}
+	}
+	return p
+}
+
+// sentKey is the current place as Sent's key (see Sent.walk).
+func (c *checker) sentKey() string {
+	var b strings.Builder
+	for _, s := range c.at {
+		switch s.kind {
+		case 1:
+			b.WriteString("[" + strconv.Quote(s.key) + "]")
+		case 2:
+			b.WriteString("[" + strconv.Itoa(s.index) + "]")
+		default:
+			b.WriteString("." + s.field)
+		}
+	}
+	return b.String()
+}
+
+// value checks node n at the current place: the stored ov (present when oHas) against the
+// result rv (present when rHas).
+func (c *checker) value(n *node, ov interface{}, oHas bool, rv interface{}, rHas bool) *field.Error {
 	if n.target != nil {
 		switch {
 		case oHas && (!rHas || !jsonEqual(ov, rv)):
-			return lostError(fp, n.target)
+			return c.fault(func(fp *field.Path) *field.Error { return lostError(fp, n.target) })
 		case !oHas && rHas:
-			return letInError(fp, n.target)
+			return c.fault(func(fp *field.Path) *field.Error { return letInError(fp, n.target) })
 		}
 		return nil
 	}
@@ -144,13 +227,13 @@ func (c *checker) value(n *node, ov interface{}, oHas bool, rv interface{}, rHas
 	}
 	if stored == nil {
 		if rHas {
-			return noneIn(n, rv, fp)
+			return c.noneIn(n, rv)
 		}
 		return nil
 	}
 	if w := n.wildcard; w != nil && w.target != nil && len(n.children) == 0 {
 		if !rHas || !jsonEqual(ov, rv) {
-			return lostError(fp, w.target)
+			return c.fault(func(fp *field.Path) *field.Error { return lostError(fp, w.target) })
 		}
 		return nil
 	}
@@ -161,12 +244,18 @@ func (c *checker) value(n *node, ov interface{}, oHas bool, rv interface{}, rHas
 			if len(n.children) == 0 && (!rHas || rv == nil) {
 				return nil // every entry of the map removed, with its values
 			}
-			return lostError(fp, stored)
+			return c.fault(func(fp *field.Path) *field.Error { return lostError(fp, stored) })
 		}
 		for _, ch := range n.children {
 			cov, coh := o[ch.name]
 			crv, crh := r[ch.name]
-			if err := c.value(ch.node, cov, coh, crv, crh, fp.Child(ch.name), at+"."+ch.name); err != nil {
+			if ch.node.target != nil && coh == crh && (!coh || jsonEqual(cov, crv)) {
+				continue // the common case, kept or absent in both, without a call
+			}
+			c.push(step{field: ch.name})
+			err := c.value(ch.node, cov, coh, crv, crh)
+			c.pop()
+			if err != nil {
 				return err
 			}
 		}
@@ -180,7 +269,8 @@ func (c *checker) value(n *node, ov interface{}, oHas bool, rv interface{}, rHas
 			}
 			crv, crh := r[k]
 			if w.target != nil && (!crh || !jsonEqual(cov, crv)) {
-				return lostError(fp.Key(k), w.target)
+				c.push(step{key: k, kind: 1})
+				return c.fault(func(fp *field.Path) *field.Error { return lostError(fp, w.target) })
 			}
 		}
 		for k, crv := range r {
@@ -188,7 +278,10 @@ func (c *checker) value(n *node, ov interface{}, oHas bool, rv interface{}, rHas
 				continue
 			}
 			cov, coh := o[k]
-			if err := c.value(w, cov, coh, crv, true, fp.Key(k), at+"["+strconv.Quote(k)+"]"); err != nil {
+			c.push(step{key: k, kind: 1})
+			err := c.value(w, cov, coh, crv, true)
+			c.pop()
+			if err != nil {
 				return err
 			}
 		}
@@ -199,18 +292,18 @@ func (c *checker) value(n *node, ov interface{}, oHas bool, rv interface{}, rHas
 			if !rHas || rv == nil {
 				return nil // every item removed, with its values
 			}
-			return lostError(fp, stored)
+			return c.fault(func(fp *field.Path) *field.Error { return lostError(fp, stored) })
 		}
 		if len(n.listMapKeys) > 0 {
-			return c.byKeys(n, o, r, fp, at)
+			return c.byKeys(n, o, r)
 		}
-		return c.keyless(n, o, r, fp, at)
+		return c.keyless(n, o, r)
 	}
 	return nil
 }
 
 // byKeys checks a list of type map: a result item continues the stored item with its keys.
-func (c *checker) byKeys(n *node, o, r []interface{}, fp *field.Path, at string) *field.Error {
+func (c *checker) byKeys(n *node, o, r []interface{}) *field.Error {
 	stored := make(map[string]int, len(o))
 	for j, it := range o {
 		if k, ok := keysOf(it, n.listMapKeys); ok {
@@ -227,7 +320,10 @@ func (c *checker) byKeys(n *node, o, r []interface{}, fp *field.Path, at string)
 				ov, oHas = o[j], true
 			}
 		}
-		if err := c.value(n.wildcard, ov, oHas, it, true, fp.Index(i), at+"["+strconv.Itoa(i)+"]"); err != nil {
+		c.push(step{index: i, kind: 2})
+		err := c.value(n.wildcard, ov, oHas, it, true)
+		c.pop()
+		if err != nil {
 			return err
 		}
 	}
@@ -238,7 +334,7 @@ func (c *checker) byKeys(n *node, o, r []interface{}, fp *field.Path, at string)
 // rule (items equal outside the disabled paths, in order; then one item, or items that send
 // back what they hold, edited in place between pairs in order), refuses what the rule cannot
 // tell, and checks every item against the stored item it continues, or against none.
-func (c *checker) keyless(n *node, o, r []interface{}, fp *field.Path, at string) *field.Error {
+func (c *checker) keyless(n *node, o, r []interface{}) *field.Error {
 	w := n.wildcard
 	holder := make([]*GatedPath, len(o))
 	anyHolder := false
@@ -252,7 +348,7 @@ func (c *checker) keyless(n *node, o, r []interface{}, fp *field.Path, at string
 	}
 	if anyHolder {
 		var err *field.Error
-		if pair, err = c.pairKeyless(w, o, r, holder, fp, at); err != nil {
+		if pair, err = c.pairKeyless(w, o, r, holder); err != nil {
 			return err
 		}
 	}
@@ -262,14 +358,17 @@ func (c *checker) keyless(n *node, o, r []interface{}, fp *field.Path, at string
 		if pair[i] >= 0 {
 			ov, oHas = o[pair[i]], true
 		}
-		if err := c.value(w, ov, oHas, it, true, fp.Index(i), at+"["+strconv.Itoa(i)+"]"); err != nil {
+		c.push(step{index: i, kind: 2})
+		err := c.value(w, ov, oHas, it, true)
+		c.pop()
+		if err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (c *checker) pairKeyless(w *node, o, r []interface{}, holder []*GatedPath, fp *field.Path, at string) ([]int, *field.Error) {
+func (c *checker) pairKeyless(w *node, o, r []interface{}, holder []*GatedPath) ([]int, *field.Error) {
 	pair := make([]int, len(r))
 	taken := make([]bool, len(o))
 	byLook := map[string][]int{}
@@ -294,7 +393,7 @@ func (c *checker) pairKeyless(w *node, o, r []interface{}, holder []*GatedPath, 
 		if count[rLook[i]] != len(olds) {
 			for _, j := range olds[1:] {
 				if !jsonEqual(o[j], o[olds[0]]) {
-					return nil, c.unclear(fp, o, olds, holder)
+					return nil, c.unclear(o, olds, holder)
 				}
 			}
 		}
@@ -320,7 +419,7 @@ func (c *checker) pairKeyless(w *node, o, r []interface{}, holder []*GatedPath, 
 		return pair, nil // nothing to find, or removed with their values
 	}
 	if !inOrder {
-		return nil, c.unclear(fp, o, nil, holder)
+		return nil, c.unclear(o, nil, holder)
 	}
 	// Edited in place: gap by gap between the pairs.
 	oGap, rGap := map[int][]int{}, map[int][]int{}
@@ -342,7 +441,7 @@ func (c *checker) pairKeyless(w *node, o, r []interface{}, holder []*GatedPath, 
 	}
 	for gap, olds := range oGap {
 		news := rGap[gap]
-		if len(news) == len(olds) && (len(olds) == 1 || c.sentBack(w, o, olds, news, at)) {
+		if len(news) == len(olds) && (len(olds) == 1 || c.sentBack(w, o, olds, news)) {
 			for x, j := range olds {
 				pair[news[x]] = j
 			}
@@ -350,7 +449,7 @@ func (c *checker) pairKeyless(w *node, o, r []interface{}, holder []*GatedPath, 
 		}
 		for _, j := range olds {
 			if holder[j] != nil {
-				return nil, c.unclear(fp, o, olds, holder)
+				return nil, c.unclear(o, olds, holder)
 			}
 		}
 	}
@@ -359,11 +458,11 @@ func (c *checker) pairKeyless(w *node, o, r []interface{}, holder []*GatedPath, 
 
 // sentBack reports whether each result item news[x] was sent with exactly what the stored
 // item olds[x] holds at the disabled paths.
-func (c *checker) sentBack(w *node, o []interface{}, olds, news []int, at string) bool {
+func (c *checker) sentBack(w *node, o []interface{}, olds, news []int) bool {
 	if c.sent == nil {
 		return false
 	}
-	sent, ok := c.sent.lists[at]
+	sent, ok := c.sent.lists[c.sentKey()]
 	if !ok {
 		return false
 	}
@@ -377,7 +476,11 @@ func (c *checker) sentBack(w *node, o []interface{}, olds, news []int, at string
 
 // unclear is the error of a write to a list without keys after which a stored item that
 // holds a value at a disabled path cannot be told apart in the new list.
-func (c *checker) unclear(fp *field.Path, o []interface{}, among []int, holder []*GatedPath) *field.Error {
+func (c *checker) unclear(o []interface{}, among []int, holder []*GatedPath) *field.Error {
+	if !c.track {
+		return errFault
+	}
+	fp := c.path()
 	if among == nil {
 		among = make([]int, len(o))
 		for j := range o {
@@ -408,15 +511,19 @@ func letInError(fp *field.Path, p *GatedPath) *field.Error {
 
 // noneIn returns the error of the first value v holds at a disabled path of n (n is v's
 // node), at that value's path; nil when it holds none.
-func noneIn(n *node, v interface{}, fp *field.Path) *field.Error {
+func (c *checker) noneIn(n *node, v interface{}) *field.Error {
 	if n.target != nil {
-		return letInError(fp, n.target)
+		return c.fault(func(fp *field.Path) *field.Error { return letInError(fp, n.target) })
 	}
+	var err *field.Error
 	switch x := v.(type) {
 	case map[string]interface{}:
 		for _, ch := range n.children {
 			if cv, ok := x[ch.name]; ok {
-				if err := noneIn(ch.node, cv, fp.Child(ch.name)); err != nil {
+				c.push(step{field: ch.name})
+				err = c.noneIn(ch.node, cv)
+				c.pop()
+				if err != nil {
 					return err
 				}
 			}
@@ -426,7 +533,10 @@ func noneIn(n *node, v interface{}, fp *field.Path) *field.Error {
 				if hasChild(n, k) {
 					continue
 				}
-				if err := noneIn(n.wildcard, cv, fp.Key(k)); err != nil {
+				c.push(step{key: k, kind: 1})
+				err = c.noneIn(n.wildcard, cv)
+				c.pop()
+				if err != nil {
 					return err
 				}
 			}
@@ -434,7 +544,10 @@ func noneIn(n *node, v interface{}, fp *field.Path) *field.Error {
 	case []interface{}:
 		if n.wildcard != nil {
 			for i, cv := range x {
-				if err := noneIn(n.wildcard, cv, fp.Index(i)); err != nil {
+				c.push(step{index: i, kind: 2})
+				err = c.noneIn(n.wildcard, cv)
+				c.pop()
+				if err != nil {
 					return err
 				}
 			}
