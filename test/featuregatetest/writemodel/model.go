@@ -349,9 +349,7 @@ func (m *model) byKeys(p string, keys []string, sl, nl []interface{}) []interfac
 	stored := map[string]interface{}{}
 	for _, it := range sl {
 		if k, ok := keyOf(it); ok {
-			if _, dup := stored[k]; !dup {
-				stored[k] = it
-			}
+			stored[k] = it
 		}
 	}
 	out := make([]interface{}, 0, len(nl))

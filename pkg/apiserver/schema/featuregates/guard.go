@@ -307,9 +307,7 @@ func (c *checker) byKeys(n *node, o, r []interface{}) *field.Error {
 	stored := make(map[string]int, len(o))
 	for j, it := range o {
 		if k, ok := keysOf(it, n.listMapKeys); ok {
-			if _, dup := stored[k]; !dup {
-				stored[k] = j
-			}
+			stored[k] = j // keys are unique in a valid list; with duplicates, the last
 		}
 	}
 	for i, it := range r {
