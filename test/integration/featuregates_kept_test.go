@@ -67,12 +67,12 @@ func TestFieldGatesNeverLost(t *testing.T) {
 	}
 	env.setGates(t, crd, off)
 
-	kept := func(name, want string) {
+	kept := func(t *testing.T, name, want string) {
 		t.Helper()
 		env.assertStored(t, crd, name, want, 1)
 		env.warnings.Take()
 	}
-	refused := func(name string, err error, path string, want string) {
+	refused := func(t *testing.T, name string, err error, path string, want string) {
 		t.Helper()
 		if !apierrors.IsInvalid(err) {
 			t.Fatalf("%s: want 422 Invalid, got %v", name, err)
@@ -96,25 +96,25 @@ func TestFieldGatesNeverLost(t *testing.T) {
 		if err := merge("tags-null", `{"spec":{"tags":null}}`); err != nil {
 			t.Fatal(err)
 		}
-		kept("tags-null", objects["tags-null"])
+		kept(t, "tags-null", objects["tags-null"])
 	})
 	t.Run("a gated [*] list left out of a PUT keeps the stored items", func(t *testing.T) {
 		env.update(t, crd, "tags-absent", `"spec":{"backup":{"size":"1"}}`)
-		kept("tags-absent", objects["tags-absent"])
+		kept(t, "tags-absent", objects["tags-absent"])
 	})
 	t.Run("a gated [*] map sent as null keeps the stored keys", func(t *testing.T) {
 		if err := merge("extra-null", `{"spec":{"extra":null}}`); err != nil {
 			t.Fatal(err)
 		}
-		kept("extra-null", objects["extra-null"])
+		kept(t, "extra-null", objects["extra-null"])
 	})
 	t.Run("two items swapped and both edited are refused", func(t *testing.T) {
 		err := merge("swap-edit", `{"spec":{"steps":[{"name":"b","image":"v2","retry":8},{"name":"a","image":"v2","retry":7}]}}`)
-		refused("swap-edit", err, "spec.steps", objects["swap-edit"])
+		refused(t, "swap-edit", err, "spec.steps", objects["swap-edit"])
 	})
 	t.Run("one item moved and edited is refused", func(t *testing.T) {
 		err := merge("move-edit", `{"spec":{"steps":[{"name":"b"},{"name":"c"},{"name":"a","image":"v2","retry":7}]}}`)
-		refused("move-edit", err, "spec.steps", objects["move-edit"])
+		refused(t, "move-edit", err, "spec.steps", objects["move-edit"])
 	})
 	t.Run("neighbours edited, each sending back its stored value, keep their values", func(t *testing.T) {
 		if err := merge("edit-all", `{"spec":{"steps":[{"name":"a","image":"v2","retry":7},{"name":"b","image":"v2","retry":8}]}}`); err != nil {
@@ -125,25 +125,25 @@ func TestFieldGatesNeverLost(t *testing.T) {
 	})
 	t.Run("an untyped parent holding a stored value replaced by a scalar is refused", func(t *testing.T) {
 		err := merge("scalar", `{"spec":{"config":"plain"}}`)
-		refused("scalar", err, "spec.config", objects["scalar"])
+		refused(t, "scalar", err, "spec.config", objects["scalar"])
 	})
 	t.Run("an item holding a stored value replaced by null is refused", func(t *testing.T) {
 		obj := env.get(t, crd, "null-item")
 		obj.Object["spec"] = map[string]interface{}{"steps": []interface{}{nil}}
 		_, err := env.client(crd).Update(context.Background(), obj, metav1.UpdateOptions{})
-		refused("null-item", err, "spec.steps[0]", objects["null-item"])
+		refused(t, "null-item", err, "spec.steps[0]", objects["null-item"])
 	})
 	t.Run("an item removed while another is added is refused", func(t *testing.T) {
 		err := merge("remove-add", `{"spec":{"steps":[{"name":"b"},{"name":"x"}]}}`)
-		refused("remove-add", err, "spec.steps", objects["remove-add"])
+		refused(t, "remove-add", err, "spec.steps", objects["remove-add"])
 	})
 	t.Run("a typed parent holding a stored value replaced by a scalar is refused, naming the gate", func(t *testing.T) {
 		_, err := env.client(crd).Patch(context.Background(), "typed-scalar", types.JSONPatchType, []byte(`[{"op":"replace","path":"/spec/backup","value":"x"}]`), metav1.PatchOptions{})
-		refused("typed-scalar", err, "spec.backup", objects["typed-scalar"])
+		refused(t, "typed-scalar", err, "spec.backup", objects["typed-scalar"])
 	})
 	t.Run("a parent recreated without its required property is refused, naming the gate", func(t *testing.T) {
 		err := merge("required", `{"spec":{"backup":null}}`)
-		refused("required", err, "spec.backup", objects["required"])
+		refused(t, "required", err, "spec.backup", objects["required"])
 		if !strings.Contains(err.Error(), `"size"`) {
 			t.Errorf("the error does not name the required property: %v", err)
 		}
