@@ -249,42 +249,70 @@ func TestFieldGatesNoopWrites(t *testing.T) {
 	}
 }
 
-// TestFieldGatesStorageOnlyPath: with conversion None, a gated field that only the storage
-// version's schema has (v2's .spec.extra; v1 has no such field) keeps its stored value when
-// a write through v1, whose pruning removes the field from the request, updates the object.
+// TestFieldGatesStorageOnlyPath: with conversion None, gated fields that only the storage
+// version's schema has (v2's .spec.extra and .spec.items[*].h; v1 has neither) keep their
+// stored values when writes through v1, whose pruning removes them from the request and from
+// the object the update starts from, update the object: whether the fields are gated by marks
+// in v2's schema or by the gate's fieldPaths.
 func TestFieldGatesStorageOnlyPath(t *testing.T) {
 	enableFeature(t, true)
 	env := startGatesServer(t, "")
+	for _, byMarks := range []bool{true, false} {
+		name := map[bool]string{true: "marks", false: "fieldPaths"}[byMarks]
+		t.Run(name, func(t *testing.T) {
+			storageOnlyPath(t, env, name, byMarks)
+		})
+	}
+}
+
+func storageOnlyPath(t *testing.T, env *gatesEnv, name string, byMarks bool) {
 	ctx := context.Background()
-	versionSchema := func(extra bool) *apiextensionsv1.CustomResourceValidation {
+	group := strings.ToLower(name) + ".storageonly.example.com"
+	versionSchema := func(storage bool) *apiextensionsv1.CustomResourceValidation {
+		item := map[string]apiextensionsv1.JSONSchemaProps{"nm": {Type: "string"}}
 		props := map[string]apiextensionsv1.JSONSchemaProps{"image": {Type: "string"}}
-		if extra {
-			props["extra"] = apiextensionsv1.JSONSchemaProps{Type: "string", XFeatureGate: ptr.To("ExtraGate")}
+		if storage {
+			extra, h := apiextensionsv1.JSONSchemaProps{Type: "string"}, apiextensionsv1.JSONSchemaProps{Type: "string"}
+			if byMarks {
+				extra.XFeatureGate, h.XFeatureGate = ptr.To("ExtraGate"), ptr.To("ExtraGate")
+			}
+			props["extra"], item["h"] = extra, h
 		}
+		props["items"] = apiextensionsv1.JSONSchemaProps{Type: "array", Items: &apiextensionsv1.JSONSchemaPropsOrArray{Schema: &apiextensionsv1.JSONSchemaProps{Type: "object", Properties: item}}}
 		return &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: &apiextensionsv1.JSONSchemaProps{
 			Type: "object", Properties: map[string]apiextensionsv1.JSONSchemaProps{"spec": {Type: "object", Properties: props}}}}
 	}
+	gate := apiextensionsv1.CustomResourceDefinitionFeatureGate{Name: "ExtraGate", PreRelease: apiextensionsv1.CustomFeatureGateAlpha, Enabled: ptr.To(true)}
+	if !byMarks {
+		gate.FieldPaths = []string{".spec.extra", ".spec.items[*].h"}
+	}
 	crd := env.createCRD(t, &apiextensionsv1.CustomResourceDefinition{
-		ObjectMeta: metav1.ObjectMeta{Name: "gadgets.storageonly.example.com"},
+		ObjectMeta: metav1.ObjectMeta{Name: "gadgets." + group},
 		Spec: apiextensionsv1.CustomResourceDefinitionSpec{
-			Group: "storageonly.example.com",
+			Group: group,
 			Names: apiextensionsv1.CustomResourceDefinitionNames{Plural: "gadgets", Singular: "gadget", Kind: "Gadget", ListKind: "GadgetList"},
 			Scope: apiextensionsv1.NamespaceScoped,
 			Versions: []apiextensionsv1.CustomResourceDefinitionVersion{
 				{Name: "v1", Served: true, Schema: versionSchema(false)},
 				{Name: "v2", Served: true, Storage: true, Schema: versionSchema(true)},
 			},
-			Conversion: &apiextensionsv1.CustomResourceConversion{Strategy: apiextensionsv1.NoneConverter},
-			CustomFeatureGates: &apiextensionsv1.CustomResourceDefinitionFeatureGates{FeatureGates: []apiextensionsv1.CustomResourceDefinitionFeatureGate{
-				{Name: "ExtraGate", PreRelease: apiextensionsv1.CustomFeatureGateAlpha, Enabled: ptr.To(true)}}},
+			Conversion:         &apiextensionsv1.CustomResourceConversion{Strategy: apiextensionsv1.NoneConverter},
+			CustomFeatureGates: &apiextensionsv1.CustomResourceDefinitionFeatureGates{FeatureGates: []apiextensionsv1.CustomResourceDefinitionFeatureGate{gate}},
 		},
 	})
 	client := func(version string) dynamic.ResourceInterface {
 		gvr := schema.GroupVersionResource{Group: crd.Spec.Group, Version: version, Resource: crd.Spec.Names.Plural}
 		return env.dynamic.Resource(gvr).Namespace(gatesTestNamespace)
 	}
-	obj := &unstructured.Unstructured{Object: map[string]interface{}{"apiVersion": "storageonly.example.com/v2", "kind": "Gadget",
-		"metadata": map[string]interface{}{"name": "g"}, "spec": map[string]interface{}{"image": "a", "extra": "x"}}}
+	items := func(h bool) []interface{} {
+		first := map[string]interface{}{"nm": "1"}
+		if h {
+			first["h"] = "h1"
+		}
+		return []interface{}{first, map[string]interface{}{"nm": "2"}}
+	}
+	obj := &unstructured.Unstructured{Object: map[string]interface{}{"apiVersion": group + "/v2", "kind": "Gadget",
+		"metadata": map[string]interface{}{"name": "g"}, "spec": map[string]interface{}{"image": "a", "extra": "x", "items": items(true)}}}
 	if _, err := client("v2").Create(ctx, obj, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -307,6 +335,10 @@ func TestFieldGatesStorageOnlyPath(t *testing.T) {
 	}
 	for i, write := range []func() error{
 		func() error {
+			_, err := client("v1").Patch(ctx, "g", types.MergePatchType, []byte(`{"metadata":{"labels":{"l":"1"}}}`), metav1.PatchOptions{})
+			return err
+		},
+		func() error {
 			_, err := client("v1").Patch(ctx, "g", types.MergePatchType, []byte(`{"spec":{"image":"b"}}`), metav1.PatchOptions{})
 			return err
 		},
@@ -315,7 +347,7 @@ func TestFieldGatesStorageOnlyPath(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			cur.Object["spec"] = map[string]interface{}{"image": "c"}
+			cur.Object["spec"] = map[string]interface{}{"image": "c", "items": items(false)}
 			_, err = client("v1").Update(ctx, cur, metav1.UpdateOptions{})
 			return err
 		},
@@ -325,8 +357,8 @@ func TestFieldGatesStorageOnlyPath(t *testing.T) {
 		}
 		stored := env.stored(t, crd, "g")
 		spec, _ := stored["spec"].(map[string]interface{})
-		if spec["extra"] != "x" {
-			t.Errorf("write %d through v1: stored spec %v, want extra: x kept", i, spec)
+		if spec["extra"] != "x" || !writemodel.Equal(spec["items"], items(true)) {
+			t.Errorf("write %d through v1: stored spec %v, want extra: x and items[0].h: h1 kept", i, spec)
 		}
 	}
 	env.warnings.Take()

@@ -73,6 +73,11 @@ type FieldGates struct {
 	// the storage version's gated paths, so the storage version's step of prepare would find
 	// nothing new.
 	storageAlike map[string]bool
+	// pruned are the versions (conversion None) whose schema lacks an effectively disabled
+	// path of the storage version: decoding in such a version prunes a value stored there, from
+	// the request and from the object an update starts from, so the storage version's step of
+	// prepare runs on the object as stored (see storedContent).
+	pruned map[string]bool
 }
 
 // NewFieldGates compiles the gates of a CRD for each of its versions, from the versions'
@@ -117,6 +122,18 @@ func NewFieldGates(crd *apiextensionsv1.CustomResourceDefinition, storageVersion
 		g.storageAlike = map[string]bool{}
 		for _, v := range versions {
 			g.storageAlike[v.Version] = g.indexes[v.Version].SameGating(g.storage)
+			if v.Version == storageVersion || v.Schema == nil {
+				continue
+			}
+			for _, p := range g.storage.Paths() {
+				if !p.EffectivelyEnabled && featuregates.Resolve(p.Path, v.Schema) != nil {
+					if g.pruned == nil {
+						g.pruned = map[string]bool{}
+					}
+					g.pruned[v.Version] = true
+					break
+				}
+			}
 		}
 	}
 	return g
@@ -211,7 +228,7 @@ func (g *FieldGates) prepare(ctx context.Context, obj, old runtime.Object, scope
 			return
 		}
 	}
-	if gv != g.storageVersion && !g.storageAlike[gv.Version] && g.storage.HasDisabled() {
+	if gv != g.storageVersion && (!g.storageAlike[gv.Version] || g.pruned[gv.Version]) && g.storage.HasDisabled() {
 		storageChanges, err := g.prepareInStorageVersion(ctx, newObj, old, scope)
 		if err != nil {
 			w.fail(err)
@@ -333,22 +350,15 @@ func (g *FieldGates) prepareInStorageVersion(ctx context.Context, newObj *unstru
 // ReadStoredWith gives g the REST of the storage version's endpoint, whose objects are
 // decoded in the storage version, so that a write sent in another version is checked
 // against the object as stored (see storedContent): through a conversion webhook, and, with
-// conversion None, through a version whose schema lacks a gated path of the storage
-// version (its pruning removed the stored value there from the object the update starts
-// from). The handler calls it once, before the CRD's endpoints serve; g may be nil.
+// conversion None, through a version whose schema lacks a disabled path of the storage
+// version (see pruned: its pruning removed the stored value there from the object the update
+// starts from), whether a mark or a gate's fieldPaths gates the path. The handler calls it once, before the CRD's endpoints serve; g may be nil.
 func (g *FieldGates) ReadStoredWith(storageVersionREST *REST) {
 	if g == nil || storageVersionREST == nil || !g.storage.HasDisabled() {
 		return
 	}
-	if g.convertor != nil {
+	if g.convertor != nil || len(g.pruned) > 0 {
 		g.stored = storageVersionREST
-		return
-	}
-	for _, alike := range g.storageAlike {
-		if !alike {
-			g.stored = storageVersionREST
-			return
-		}
 	}
 }
 
@@ -365,7 +375,7 @@ func (g *FieldGates) storedContent(ctx context.Context, old runtime.Object) (map
 	if !ok || oldObj == nil {
 		return nil, nil
 	}
-	if gv := oldObj.GroupVersionKind().GroupVersion(); g.stored == nil || gv == g.storageVersion || (g.convertor == nil && g.storageAlike[gv.Version]) {
+	if gv := oldObj.GroupVersionKind().GroupVersion(); g.stored == nil || gv == g.storageVersion || (g.convertor == nil && !g.pruned[gv.Version]) {
 		return g.contentIn(old, g.storageVersion)
 	}
 	obj, err := g.stored.Get(ctx, oldObj.GetName(), &metav1.GetOptions{})
