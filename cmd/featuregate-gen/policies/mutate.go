@@ -70,11 +70,7 @@ func resolveSteps(p featuregates.Path, s *structuralschema.Structural) []step {
 		if s != nil {
 			switch {
 			case !st.Wildcard:
-				if c, ok := s.Properties[st.Field]; ok {
-					next = &c
-				} else if s.AdditionalProperties != nil && s.AdditionalProperties.Structural != nil {
-					next = s.AdditionalProperties.Structural
-				}
+				next = childNode(s, st.Field)
 			case s.Items != nil:
 				next = s.Items
 			case s.AdditionalProperties != nil:
@@ -121,25 +117,55 @@ type anchor struct {
 	oldV string  // CEL: its stored counterpart, an optional
 	ptr  pointer // the JSON pointer of newV
 	node *structuralschema.Structural
+	// untyped is set where node is not known (rather than nil because the schema does not
+	// say): selections below it are not checked for the kind of the value.
+	untyped bool
 }
 
 func (a anchor) newAt(names []string) string {
 	if len(names) == 0 {
 		return "optional.of(" + a.newV + ")"
 	}
-	e := a.newV
+	return selectNames(a.newV, false, a.node, a.untyped, names)
+}
+
+func (a anchor) oldAt(names []string) string {
+	return selectNames(a.oldV, true, a.node, a.untyped, names)
+}
+
+// selectNames returns the optional value at names below e (an optional if opt, else a
+// present value) whose schema is node. Where the schema does not say that a value is an
+// object (below x-kubernetes-preserve-unknown-fields), the selection checks that it is a map
+// first: a value of another kind holds nothing there, and selecting a field of it would be
+// an error, which fails the write.
+func selectNames(e string, opt bool, node *structuralschema.Structural, untyped bool, names []string) string {
 	for _, n := range names {
-		e = optField(e, n)
+		if node == nil && !untyped {
+			if !opt {
+				e = "optional.of(" + e + ")"
+			}
+			e = let("sq", e, fmt.Sprintf("sq.hasValue() && type(sq.value()) == map ? %s : optional.none()", optField("sq.value()", n)))
+		} else {
+			e = optField(e, n)
+			if node != nil {
+				node = childNode(node, n)
+			}
+		}
+		opt = true
 	}
 	return e
 }
 
-func (a anchor) oldAt(names []string) string {
-	e := a.oldV
-	for _, n := range names {
-		e = optField(e, n)
+// childNode is the schema of field name of a value whose schema is s; nil where it does not
+// say.
+func childNode(s *structuralschema.Structural, name string) *structuralschema.Structural {
+	if c, ok := s.Properties[name]; ok {
+		return &c
 	}
-	return e
+	if s.AdditionalProperties != nil && s.AdditionalProperties.Structural != nil {
+		return s.AdditionalProperties.Structural
+	}
+	return nil
 }
 
 func (a anchor) ptrAt(names []string) pointer {
@@ -249,7 +275,22 @@ func (w *walker) descend(a anchor, full []step, pos int, prefix []featuregates.S
 	if ops {
 		each += ".flatten()"
 	}
-	return let(sc, a.oldAt(names), let(nv, a.newAt(names), fmt.Sprintf("%s.hasValue() && type(%s.value()) == %s ? %s : %s", nv, nv, kind, each, empty)))
+	body := fmt.Sprintf("%s.hasValue() && type(%s.value()) == %s ? %s : %s", nv, nv, kind, each, empty)
+	if node == nil {
+		// Below x-kubernetes-preserve-unknown-fields the schema does not say whether [*]
+		// iterates a map's values or a list's items: the value's own type does, as on our
+		// server. The list branch above pairs items; this one matches values by key.
+		mapItem := item
+		mapItem.ptr = ptr.dynamic("jsonpatch.escapeKey(" + i + ")")
+		mapStored := fmt.Sprintf("%s.hasValue() && type(%s.value()) == map ? %s.value()[?%s] : optional.none()", sc, sc, sc, i)
+		mapInner := let(si, mapStored, w.descend(mapItem, full, pos+len(names)+1, itemPrefix, d+1, idx+"["+i+"]", ops, leaf))
+		mapEach := fmt.Sprintf("%s.value().transformMap(%s, %s, %s)", nv, i, v, mapInner)
+		if ops {
+			mapEach = fmt.Sprintf("%s.value().transformList(%s, %s, %s).flatten()", nv, i, v, mapInner)
+		}
+		body = fmt.Sprintf("%s.hasValue() && type(%s.value()) == map ? %s : %s", nv, nv, mapEach, body)
+	}
+	return let(sc, a.oldAt(names), let(nv, a.newAt(names), body))
 }
 
 // correlation returns the CEL list that pairs the items of the new list nl with the stored
@@ -405,8 +446,9 @@ func appendWildcard(p []featuregates.Step) []featuregates.Step {
 type tree struct {
 	fields   map[string]*tree
 	wildcard *tree
-	// wildcardMap is set when the wildcard iterates the values of a map (not a list's items).
-	wildcardMap bool
+	// wildcardMap is set when the wildcard iterates the values of a map (not a list's items);
+	// wildcardAny when the schema does not say (the value's type does).
+	wildcardMap, wildcardAny bool
 	// gatedItems is set when the wildcard's values themselves are gated.
 	gatedItems bool
 }
@@ -433,7 +475,10 @@ func (w *walker) relTree(prefix []featuregates.Step) *tree {
 					t.wildcard = &tree{}
 				}
 				if at := len(prefix) + j - 1; at >= 0 {
-					if n := resolved[at].node; n != nil && n.Items == nil {
+					switch n := resolved[at].node; {
+					case n == nil:
+						t.wildcardAny = true
+					case n.Items == nil:
 						t.wildcardMap = true
 					}
 				}
@@ -484,6 +529,10 @@ func project(x string, t *tree, d int) string {
 	if t.wildcard != nil {
 		if t.wildcardMap {
 			return fmt.Sprintf("(type(%s) == map ? dyn(%s.transformMap(%s, %s, %s)) : %s)", x, x, k, e, project(e, t.wildcard, d+1), x)
+		}
+		if t.wildcardAny {
+			return fmt.Sprintf("(type(%s) == map ? dyn(%s.transformMap(%s, %s, %s)) : type(%s) == list ? dyn(%s.map(%s, %s)) : %s)",
+				x, x, k, e, project(e, t.wildcard, d+1), x, x, e, project(e, t.wildcard, d+1), x)
 		}
 		return fmt.Sprintf("(type(%s) == list ? dyn(%s.map(%s, %s)) : %s)", x, x, e, project(e, t.wildcard, d+1), x)
 	}

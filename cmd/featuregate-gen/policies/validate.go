@@ -50,6 +50,7 @@ func (g *gen) validating() {
 	subs := g.subresources()
 	g.scaleCheck()
 	g.ambiguityChecks(onScale)
+	g.guardChecks(onScale)
 	if len(g.validations) > 0 {
 		g.res.Validating, g.res.ValidatingBinding = g.vap(g.policyName(), g.validations, admissionregistrationv1.Deny, subs)
 	}
@@ -110,7 +111,7 @@ func everyValue(base, oldBase string, steps []featuregates.Step, body string, ra
 		names = append(names, rest[0].Field)
 		rest = rest[1:]
 	}
-	a := anchor{newV: base, oldV: oldBase}
+	a := anchor{newV: base, oldV: oldBase, untyped: true}
 	newV, oldV := a.newAt(names), a.oldAt(names)
 	unchanged := ""
 	if ratchet {
@@ -139,7 +140,7 @@ func unchangedAt(steps []featuregates.Step) string {
 		}
 		names = append(names, s.Field)
 	}
-	a := anchor{newV: "object", oldV: oldRoot}
+	a := anchor{newV: "object", oldV: oldRoot, untyped: true}
 	return fmt.Sprintf("%s == %s", a.oldAt(names), a.newAt(names))
 }
 

@@ -1,0 +1,118 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package policies
+
+import (
+	"fmt"
+	"strings"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+)
+
+// The last guard on a stock server. The mutating policy is one mutator among others: another
+// mutating policy or a mutating webhook can run after it and set a value at a disabled path,
+// and reinvocation runs ours again at most once. Validating policies run after every
+// mutation, so the guard is a Deny validation per gated path that refuses a write whose
+// result holds, at a path that is not live, a value other than the stored one at the same
+// place. It does not read the mutating policy's pairing of list items: it asks only whether
+// the value is stored there, which is what a later mutator cannot fake.
+//
+// "The same place" is the stored value's own field, map key or list-map item (by its keys).
+// In a list without keys, whose items the write may move, it is the stored item at the same
+// index, or else any stored item of the same list: the guard lets pass a value that some
+// stored item of that list holds at that path, and refuses every other. Each item is checked
+// against the stored item at its own index first, so a write that moves nothing costs one
+// comparison per item; only a moved item is compared with the others.
+
+// guardChecks adds the guard's validation for each gated path that can hold a value.
+func (g *gen) guardChecks(onScale string) {
+	root := anchor{newV: "object", oldV: oldRoot, node: g.schema}
+	for _, p := range g.paths {
+		steps := resolveSteps(p.path, g.schema)
+		acts := fmt.Sprintf("%s && !%s", live(g.chainOf(p.path.Steps(), false)), gateVar(p.gate))
+		g.validations = append(g.validations, admissionregistrationv1.Validation{
+			Expression: fmt.Sprintf("%s || !(%s) || %s", onScale, acts, notLetIn(root, steps, 0)),
+			Message: fmt.Sprintf("%s: Forbidden: the write sets a value that is not stored there while feature gate %s is disabled; a mutating admission policy or webhook that ran after %s set it; remove that value, or enable the gate first",
+				displayPath(p.path.Steps()), p.gate, g.policyName()),
+			Reason: ptr.To(metav1.StatusReasonInvalid),
+		})
+	}
+}
+
+// notLetIn returns the CEL condition that every value at steps below anchor a in the new
+// object is the stored one at the same place (see above). a.newV is a present value, a.oldV
+// an optional.
+func notLetIn(a anchor, steps []step, d int) string {
+	names, rest := splitRun(steps)
+	nv, sv := fmt.Sprintf("gn%d", d), fmt.Sprintf("gs%d", d)
+	bind := func(body string) string {
+		return let(sv, a.oldAt(names), let(nv, a.newAt(names),
+			fmt.Sprintf("!%s.hasValue() || %s", nv, body)))
+	}
+	if len(rest) == 0 {
+		return bind(fmt.Sprintf("(%s.hasValue() && %s.value() == %s.value())", sv, sv, nv))
+	}
+	node := a.node
+	if len(names) > 0 {
+		node = steps[len(names)-1].node
+	}
+	below := rest[1:]
+	item := func(x, stored string) string {
+		if len(below) == 0 {
+			return fmt.Sprintf("(%s.hasValue() && %s.value() == %s)", stored, stored, x)
+		}
+		return notLetIn(anchor{newV: x, oldV: stored, node: rest[0].node}, below, d+1)
+	}
+	v := nv + ".value()"
+	k, x, i, o, c := fmt.Sprintf("gk%d", d), fmt.Sprintf("gx%d", d), fmt.Sprintf("gi%d", d), fmt.Sprintf("go%d", d), fmt.Sprintf("gc%d", d)
+	storedList := fmt.Sprintf("(%s.hasValue() && type(%s.value()) == list ? %s.value() : [])", sv, sv, sv)
+	byKey := fmt.Sprintf("%s.all(%s, %s)", v, k,
+		let(c, fmt.Sprintf("%s.hasValue() && type(%s.value()) == map ? %s.value()[?%s] : optional.none()", sv, sv, sv, k), item(v+"["+k+"]", c)))
+	keyless := let(o, storedList, fmt.Sprintf("lists.range(size(%s)).all(%s, %s)", v, i,
+		let(x, v+"["+i+"]", fmt.Sprintf("%s || %s.exists(%s, %s)",
+			item(x, fmt.Sprintf("(%s < size(%s) ? optional.of(%s[%s]) : optional.none())", i, o, o, i)),
+			o, c, item(x, "optional.of("+c+")")))))
+	switch {
+	case node == nil:
+		// Below x-kubernetes-preserve-unknown-fields: the value's own type says which.
+		return bind(fmt.Sprintf("(type(%s) == map ? %s : type(%s) == list ? %s : true)", v, byKey, v, keyless))
+	case node.Items == nil:
+		return bind(fmt.Sprintf("(type(%s) != map || %s)", v, byKey))
+	case isListMap(node):
+		same := func(p, q string) string {
+			var eq []string
+			for _, key := range node.Extensions.XListMapKeys {
+				eq = append(eq, fmt.Sprintf("%s == %s", optField(p, key), optField(q, key)))
+			}
+			return strings.Join(eq, " && ")
+		}
+		counterpart := fmt.Sprintf("%s < size(%s) && %s ? optional.of(%s[%s]) : %s.filter(%s, %s)[?0]",
+			i, o, same(o+"["+i+"]", x), o, i, o, c, same(c, x))
+		return bind(fmt.Sprintf("(type(%s) != list || %s)", v, let(o, storedList, fmt.Sprintf("lists.range(size(%s)).all(%s, %s)", v, i,
+			let(x, v+"["+i+"]", let(k, counterpart, item(x, k)))))))
+	default:
+		return bind(fmt.Sprintf("(type(%s) != list || %s)", v, keyless))
+	}
+}
+
+func isListMap(node *structuralschema.Structural) bool {
+	return node != nil && node.Extensions.XListType != nil && *node.Extensions.XListType == "map" && len(node.Extensions.XListMapKeys) > 0
+}
