@@ -17,13 +17,11 @@ limitations under the License.
 package openshift
 
 import (
-	"context"
-
-	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/yaml"
+
+	"k8s.io/apiextensions-apiserver/cmd/featuregate-gen/crdmerge"
 )
 
 // serverValidation runs the API server's CRD validation on a merged CRD manifest, as the
@@ -37,15 +35,5 @@ func serverValidation(content []byte) (field.ErrorList, error) {
 	if err := yaml.Unmarshal(content, crd); err != nil {
 		return nil, err
 	}
-	apiextensionsv1.SetObjectDefaults_CustomResourceDefinition(crd)
-	for _, v := range crd.Spec.Versions {
-		if v.Storage {
-			crd.Status.StoredVersions = []string{v.Name}
-		}
-	}
-	internal := &apiextensions.CustomResourceDefinition{}
-	if err := apiextensionsv1.Convert_v1_CustomResourceDefinition_To_apiextensions_CustomResourceDefinition(crd, internal, nil); err != nil {
-		return nil, err
-	}
-	return validation.ValidateCustomResourceDefinition(context.Background(), internal), nil
+	return crdmerge.ServerValidation(crd)
 }

@@ -18,6 +18,7 @@ package policies
 
 import (
 	"fmt"
+	"k8s.io/apiextensions-apiserver/cmd/featuregate-gen/crdmerge"
 	"sort"
 	"strings"
 
@@ -77,6 +78,15 @@ type movedDefault struct {
 func Generate(crd *apiextensionsv1.CustomResourceDefinition) (*Result, error) {
 	if crd.Spec.CustomFeatureGates == nil || len(crd.Spec.CustomFeatureGates.FeatureGates) == 0 {
 		return nil, fmt.Errorf("CustomResourceDefinition %s declares no field feature gates (spec.customFeatureGates); there is nothing to generate", crd.Name)
+	}
+	// What our server refuses (a requires cycle, a gate that requires an undeclared one, a
+	// path that does not resolve, ...) would give policies that a stock server refuses, or
+	// worse, accepts in part: refuse it here, with the server's own errors.
+	if errs, err := crdmerge.ServerValidation(crd); err != nil || len(errs) > 0 {
+		if err == nil {
+			err = errs.ToAggregate()
+		}
+		return nil, fmt.Errorf("CustomResourceDefinition %s is not valid (our kube-apiserver would refuse it), fix it and run again: %w", crd.Name, err)
 	}
 	g := &gen{crd: crd.DeepCopy(), res: &Result{}}
 	for _, v := range crd.Spec.Versions {
@@ -211,6 +221,11 @@ func (g *gen) gateVariables() []admissionregistrationv1.Variable {
 	for _, n := range order {
 		gate := byName[n]
 		expr := fmt.Sprintf(`params.spec.featureGates.exists(g, g.name == %s && (g.preRelease == "stable" || (has(g.enabled) ? g.enabled : has(g.default) ? g.default : g.preRelease == "beta")))`, celString(n))
+		if gate.PreRelease == apiextensionsv1.CustomFeatureGateStable {
+			// A stable gate cannot be turned off (our server refuses enabled: false on it):
+			// deleting its entry from the parameter object does not turn it off either.
+			expr = fmt.Sprintf(`(!params.spec.featureGates.exists(g, g.name == %s) || %s)`, celString(n), expr)
+		}
 		for _, r := range gate.Requires {
 			expr += " && " + gateVar(r)
 		}

@@ -1,0 +1,107 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package policies
+
+import (
+	"strings"
+	"testing"
+)
+
+const gatesCRD = `
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: gs.t.example.com}
+spec:
+  group: t.example.com
+  scope: Namespaced
+  names: {plural: gs, singular: g, kind: G}
+  customFeatureGates:
+    featureGates:
+GATES
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              a: {type: string}
+              b: {type: string}
+`
+
+// TestGenerateRefusesWhatTheServerRefuses: a CRD our server refuses gives no policies (a
+// stock server would refuse them, and a partial install would serve the kind ungated); the
+// error names the CRD and the field.
+func TestGenerateRefusesWhatTheServerRefuses(t *testing.T) {
+	for _, tc := range []struct {
+		name, gates, want string
+	}{
+		{name: "requires cycle", gates: `
+    - {name: A, preRelease: alpha, fieldPaths: ['.spec.a'], requires: [B]}
+    - {name: B, preRelease: alpha, fieldPaths: ['.spec.b'], requires: [A]}`, want: "requires must not form a cycle"},
+		{name: "requires an undeclared gate", gates: `
+    - {name: A, preRelease: alpha, fieldPaths: ['.spec.a'], requires: [Missing]}`, want: "Missing"},
+		{name: "requiresAnyOf an undeclared gate", gates: `
+    - {name: A, preRelease: alpha, fieldPaths: ['.spec.a'], requiresAnyOf: [Missing]}`, want: "Missing"},
+		{name: "a path that does not resolve", gates: `
+    - {name: A, preRelease: alpha, fieldPaths: ['.spec.nothere']}`, want: "fieldPaths"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Generate(mustCRD(t, strings.Replace(gatesCRD, "GATES", strings.TrimPrefix(tc.gates, "\n"), 1)))
+			if err == nil {
+				t.Fatal("generated policies; want an error")
+			}
+			if !strings.Contains(err.Error(), "gs.t.example.com") || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %q; want it to name the CRD and %q", err, tc.want)
+			}
+		})
+	}
+	if _, err := Generate(mustCRD(t, strings.Replace(gatesCRD, "GATES", `    - {name: A, preRelease: alpha, fieldPaths: ['.spec.a'], requires: [B]}
+    - {name: B, preRelease: beta, fieldPaths: ['.spec.b']}`, 1))); err != nil {
+		t.Errorf("a valid CRD: %v", err)
+	}
+}
+
+// TestStableGateStaysOn: a stable gate is on whatever its parameter object's entry says,
+// and with the entry deleted.
+func TestStableGateStaysOn(t *testing.T) {
+	res, err := Generate(mustCRD(t, strings.Replace(gatesCRD, "GATES", `    - {name: A, preRelease: stable, fieldPaths: ['.spec.a']}
+    - {name: B, preRelease: alpha, fieldPaths: ['.spec.b']}`, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := compileMutating(t, res.Mutating)
+	obj := mustObj(t, "{apiVersion: t.example.com/v1, kind: G, metadata: {name: x, namespace: default}, spec: {a: x, b: y}}")
+	param := withStates(res)
+	for name, drop := range map[string]func(){
+		"entry present": func() {},
+		"entry deleted": func() { param.Spec.FeatureGates = param.Spec.FeatureGates[1:] },
+	} {
+		drop()
+		got, err := run(param, obj, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if spec := got["spec"].(map[string]interface{}); spec["a"] != "x" || spec["b"] != nil {
+			t.Errorf("%s: spec %v; want a kept (stable gate) and b dropped", name, spec)
+		}
+	}
+}
