@@ -387,6 +387,9 @@ func (g *gen) generalDifferences() {
 		g.differ("", "", "no warning says that a value was dropped or that a stored value was kept: a mutating policy cannot send warnings")
 		g.differ("", "", "the fields a mutating policy removes or puts back are not reflected in managedFields (server-side apply tracks the request as sent)")
 	}
+	if len(g.paths) > 0 {
+		g.differ("", "", "a value at a disabled path that another mutating policy or webhook sets after this policy's last run is refused (422) by the validating policy's last guard; our server gates after all admission and stores the write without the value")
+	}
 	if len(g.rules) > 0 || len(g.keywords) > 0 {
 		g.differ("", "", "a gated rule or keyword refuses a write with the validating policy's message (\"ValidatingAdmissionPolicy '…' with binding '…' denied request: <path>: Invalid value: <message>\"), and a value it lets pass because the update left it as stored draws that message as a warning with the policy's prefix, without the value")
 	}

@@ -1,0 +1,221 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package stockpolicies
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"encoding/pem"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+)
+
+// laterNamespace is where the later mutators of TestLaterMutators act (their bindings and
+// webhook select it by label), so that the other tests' writes never meet them.
+const laterNamespace = "later-mutators"
+
+// defaultReplicas is a MutatingAdmissionPolicy that another team might install: it sets
+// .spec.replicas of every CronTab that has none, and is reinvoked if needed, as ours is.
+const defaultReplicas = `
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicy
+metadata: {name: later-default-replicas}
+spec:
+  matchConstraints:
+    resourceRules:
+    - apiGroups: [stable.example.com]
+      apiVersions: [v1]
+      operations: [CREATE, UPDATE]
+      resources: [crontabs]
+  failurePolicy: Fail
+  reinvocationPolicy: IfNeeded
+  mutations:
+  - patchType: JSONPatch
+    jsonPatch:
+      expression: 'has(object.spec) && !has(object.spec.replicas) ? [JSONPatch{op: "add", path: "/spec/replicas", value: 3}] : []'
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicyBinding
+metadata: {name: later-default-replicas}
+spec:
+  policyName: later-default-replicas
+  matchResources:
+    namespaceSelector:
+      matchLabels: {later-mutators: "true"}
+`
+
+// TestLaterMutators: on stock, our mutating policy is one mutator among others. A second
+// mutating policy, or a mutating webhook that is reinvoked after ours, sets
+// .spec.replicas (ReplicasFeatureGate off) after our policy removed it. The last guard
+// refuses such a write (422, nothing stored); no write stores a value at the disabled path.
+// Our server gates after all admission: it stores the object without the value.
+func TestLaterMutators(t *testing.T) {
+	installed(t)
+	ours, stock := backendByName(t, backendOurs), backendByName(t, backendStock)
+	for _, b := range []*backend{ours, stock} {
+		if err := b.setGates(crontabCRD, map[string]bool{"ReplicasFeatureGate": false}); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	// The webhook: a TLS server on loopback that adds replicas: 3 where there is none.
+	var calls int
+	hook := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls++
+		var review struct {
+			Request struct {
+				UID    string `json:"uid"`
+				Object struct {
+					Spec map[string]interface{} `json:"spec"`
+				} `json:"object"`
+			} `json:"request"`
+		}
+		body, _ := io.ReadAll(r.Body)
+		if err := json.Unmarshal(body, &review); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		resp := map[string]interface{}{"uid": review.Request.UID, "allowed": true}
+		if _, has := review.Request.Object.Spec["replicas"]; !has && review.Request.Object.Spec != nil {
+			resp["patchType"] = "JSONPatch"
+			resp["patch"] = base64.StdEncoding.EncodeToString([]byte(`[{"op":"add","path":"/spec/replicas","value":3}]`))
+		}
+		out, _ := json.Marshal(map[string]interface{}{"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "response": resp})
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(out)
+	}))
+	defer hook.Close()
+	caBundle := base64.StdEncoding.EncodeToString(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: hook.Certificate().Raw}))
+	webhook := fmt.Sprintf(`
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingWebhookConfiguration
+metadata: {name: later-default-replicas}
+webhooks:
+- name: replicas.later.example.com
+  clientConfig: {url: %q, caBundle: %s}
+  rules:
+  - apiGroups: [stable.example.com]
+    apiVersions: [v1]
+    operations: [CREATE, UPDATE]
+    resources: [crontabs]
+  namespaceSelector:
+    matchLabels: {later-mutators: "true"}
+  sideEffects: None
+  admissionReviewVersions: [v1]
+  failurePolicy: Fail
+  reinvocationPolicy: IfNeeded
+  timeoutSeconds: 5
+`, hook.URL+"/mutate", caBundle)
+
+	for _, b := range []*backend{ours, stock} {
+		if _, err := b.mustKubectl("", "create", "namespace", laterNamespace); err != nil && !strings.Contains(err.Error(), "AlreadyExists") {
+			t.Fatal(err)
+		}
+		if _, err := b.mustKubectl("", "label", "namespace", laterNamespace, "later-mutators=true", "--overwrite"); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	for _, mutator := range []struct {
+		name, manifest, kind string
+		// mustRefuse is set where the mutator always runs after our policy's last run, so
+		// that the guard must refuse the writes (once the server has loaded it). Two policies
+		// run in an order of the server's choosing: there, no value may be stored, and the
+		// guard refuses the writes where the other one ran last.
+		mustRefuse bool
+	}{
+		{name: "a second mutating policy", manifest: defaultReplicas, kind: "mutatingadmissionpolicy,mutatingadmissionpolicybinding"},
+		{name: "a mutating webhook reinvoked after ours", manifest: webhook, kind: "mutatingwebhookconfiguration", mustRefuse: true},
+	} {
+		t.Run(mutator.name, func(t *testing.T) {
+			for _, b := range []*backend{ours, stock} {
+				if _, err := b.mustKubectl(mutator.manifest, "apply", "-f", "-"); err != nil {
+					t.Fatal(err)
+				}
+				defer b.kubectl("", "delete", mutator.kind, "later-default-replicas", "--ignore-not-found")
+			}
+			// A stock server loads policies and webhooks asynchronously: write until the guard
+			// has refused a create (or a deadline passes), at least 8 creates.
+			refused, stored := 0, 0
+			deadline := time.Now().Add(30 * time.Second)
+			for n := 0; n < 8 || (mutator.mustRefuse && refused == 0 && n < 200 && time.Now().Before(deadline)); n++ {
+				if n >= 8 {
+					time.Sleep(100 * time.Millisecond)
+				}
+				name := fmt.Sprintf("later-%d", n)
+				for _, b := range []*backend{ours, stock} {
+					a := b.request(http.MethodPost, objectPath(crontabCRD, laterNamespace, "", ""), nil, "application/json",
+						object(crontabCRD, laterNamespace, name, `{"spec":{"cronSpec":"* * * * */5","image":"a"}}`))
+					var obj map[string]interface{}
+					var err error
+					if a.code == http.StatusCreated {
+						obj, err = b.etcdObject(crontabCRD, laterNamespace, name)
+					} else {
+						obj, err = b.get(crontabCRD, laterNamespace, name)
+					}
+					if err != nil {
+						t.Fatal(err)
+					}
+					if obj != nil {
+						if _, has := lookup(obj, "spec", "replicas"); has {
+							t.Errorf("%s: create %s stored replicas (ReplicasFeatureGate off): %v", b.name, name, obj["spec"])
+						}
+					}
+					switch {
+					case b.name == backendOurs && a.code != http.StatusCreated:
+						t.Errorf("%s: create %s: HTTP %d: %s; want 201 (our server drops the value after admission)", b.name, name, a.code, a.body)
+					case b.name == backendStock && a.code == http.StatusCreated:
+						stored++
+					case b.name == backendStock && a.code == http.StatusUnprocessableEntity && strings.Contains(string(a.body), "that is not stored there"):
+						refused++
+						if obj != nil {
+							t.Errorf("%s: create %s refused, but the object is stored", b.name, name)
+						}
+					case b.name == backendStock:
+						t.Errorf("%s: create %s: HTTP %d: %s; want 201 or the guard's 422", b.name, name, a.code, a.body)
+					}
+				}
+			}
+			t.Logf("stock: %d creates refused by the guard, %d stored", refused, stored)
+			if mutator.mustRefuse && refused == 0 {
+				t.Errorf("stock: no create was refused by the guard: the later mutator never set the value after our policy, so the test shows nothing")
+			}
+			for _, b := range []*backend{ours, stock} {
+				b.kubectl("", "delete", "crontabs", "--all", "-n", laterNamespace, "--wait=false")
+			}
+		})
+	}
+	if calls == 0 {
+		t.Errorf("the webhook was never called")
+	}
+}
+
+func backendByName(t *testing.T, name string) *backend {
+	t.Helper()
+	for _, b := range backends {
+		if b.name == name {
+			return b
+		}
+	}
+	t.Fatalf("no backend %s", name)
+	return nil
+}
