@@ -131,9 +131,9 @@ func (ix *Index) PrepareForUpdate(newObj, oldObj map[string]interface{}, scope S
 type applier struct {
 	scope   Scope
 	changes []Change
-	// at is the path from the root to the value being gated (field names and list
+	// at is the path from the root to the value being gated (field names, map keys and list
 	// indexes), for the error of an ambiguous list; err is the first such error.
-	at  []interface{}
+	at  []step
 	err *field.Error
 }
 
@@ -250,7 +250,7 @@ func (a *applier) fields(n *node, newMap, oldMap map[string]interface{}, root bo
 		if child.target != nil && newHas && oldHas && jsonEqual(newV, oldV) {
 			continue // the write leaves the stored value as it is: nothing to restore or write
 		}
-		a.at = append(a.at, name)
+		a.at = append(a.at, step{field: name})
 		v, keep := a.value(child, newV, newHas, oldV, oldHas)
 		a.at = a.at[:len(a.at)-1]
 		if keep {
@@ -267,7 +267,7 @@ func (a *applier) fields(n *node, newMap, oldMap map[string]interface{}, root bo
 func (a *applier) mapValues(n *node, newMap, oldMap map[string]interface{}) {
 	for k, newV := range newMap {
 		oldV, oldHas := oldMap[k]
-		a.at = append(a.at, k)
+		a.at = append(a.at, step{key: k, kind: 1})
 		v, keep := a.value(n, newV, true, oldV, oldHas)
 		a.at = a.at[:len(a.at)-1]
 		if keep {
@@ -317,7 +317,7 @@ func (a *applier) list(n *node, items, oldItems []interface{}) []interface{} {
 		if j := match[i]; j >= 0 {
 			oldV, oldHas = oldItems[j], true
 		}
-		a.at = append(a.at, i)
+		a.at = append(a.at, step{index: i, kind: 2})
 		if it == nil && oldHas {
 			// A null item is not an absent parent: there is no item left to hold the values.
 			if held := firstHeld(n.wildcard, oldV); held != nil {

@@ -176,9 +176,12 @@ func (c *checker) fault(build func(*field.Path) *field.Error) *field.Error {
 }
 
 // path is the current place as a field path.
-func (c *checker) path() *field.Path {
+func (c *checker) path() *field.Path { return pathOf(c.at) }
+
+// pathOf renders steps from the root as a field path.
+func pathOf(steps []step) *field.Path {
 	var p *field.Path
-	for _, s := range c.at {
+	for _, s := range steps {
 		switch {
 		case s.kind == 1:
 			p = p.Key(s.key)

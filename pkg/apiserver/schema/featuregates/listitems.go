@@ -407,23 +407,8 @@ func childNamed(n *node, name string) (*node, bool) {
 	return nil, false
 }
 
-// at renders a.at, the path from the root to the value being gated, as a field path.
-func (a *applier) path() *field.Path {
-	p := field.NewPath("")
-	for i, s := range a.at {
-		switch x := s.(type) {
-		case int:
-			p = p.Index(x)
-		case string:
-			if i == 0 {
-				p = field.NewPath(x)
-			} else {
-				p = p.Child(x)
-			}
-		}
-	}
-	return p
-}
+// path renders a.at, the path from the root to the value being gated, as a field path.
+func (a *applier) path() *field.Path { return pathOf(a.at) }
 
 // ambiguous is the error of a write to the list at a.at whose stored item could not be
 // found in the new list: it names the list, the item, the gated path and its gate, and says
