@@ -379,7 +379,8 @@ func (w *walker) gateParents(a anchor, steps []step) string {
 		nv, sv := fmt.Sprintf("nv%d", d), fmt.Sprintf("sv%d", d)
 		var missing []string
 		for j := 1; j < len(names); j++ {
-			missing = append(missing, fmt.Sprintf("(!%s.hasValue() ? [%s] : [])", a.newAt(names[:j]), a.ptrAt(names[:j])))
+			// A parent sent as null (a nullable object) is missing too: the add replaces it.
+			missing = append(missing, let("pm", a.newAt(names[:j]), fmt.Sprintf("(!pm.hasValue() || pm.value() == null ? [%s] : [])", a.ptrAt(names[:j]))))
 		}
 		return let(sv, a.oldAt(names), let(nv, a.newAt(names), fmt.Sprintf("%s.hasValue() && !(%s.hasValue() && %s.value() == %s.value()) ? %s : []",
 			sv, nv, nv, sv, strings.Join(missing, " + "))))
