@@ -255,12 +255,34 @@ func (g *gen) matchResources(subresources ...string) *admissionregistrationv1.Ma
 				Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
 				Rule: admissionregistrationv1.Rule{
 					APIGroups:   []string{g.crd.Spec.Group},
-					APIVersions: []string{g.storage},
+					APIVersions: []string{g.matchVersion()},
 					Resources:   resources,
 				},
 			},
 		}},
 	}
+}
+
+// matchVersion is the version the policies match (with matchPolicy Equivalent, the version
+// every request is converted to before they see it): the storage version, where it is
+// served. A stock server does not publish the schema of a version that is not served, and a
+// policy that matches such a version cannot be type-checked, so writes may be refused with
+// 503; where conversion is None, objects differ between versions only in apiVersion, so the
+// policies match the first served version instead, with the same (storage-version) paths.
+// With a conversion webhook there is no such version: the difference is listed.
+func (g *gen) matchVersion() string {
+	v := g.storageVersion()
+	if v == nil || v.Served {
+		return g.storage
+	}
+	if c := g.crd.Spec.Conversion; c == nil || c.Strategy == "" || c.Strategy == apiextensionsv1.NoneConverter {
+		for _, o := range g.crd.Spec.Versions {
+			if o.Served {
+				return o.Name
+			}
+		}
+	}
+	return g.storage
 }
 
 func (g *gen) paramRef() *admissionregistrationv1.ParamRef {
@@ -398,6 +420,9 @@ func (g *gen) generalDifferences() {
 	}
 	if len(g.defaults) > 0 {
 		g.differ("", "", "the defaults at or below gated paths are applied by the mutating policy on writes while the path is live, not when an object is read")
+	}
+	if v := g.storageVersion(); v != nil && !v.Served && g.matchVersion() == g.storage {
+		g.differ("", "", fmt.Sprintf("the storage version %s is not served and the CRD converts with a webhook: the policies match %s, whose schema a stock server does not publish, so writes may be refused (503); serve the storage version", g.storage, g.storage))
 	}
 	g.differ("", "", "the gates, their stages and the paths they guard are fixed when the policies are generated: a gate added to the parameter object guards nothing; the parameter object's preRelease, default and enabled are read on every write")
 }

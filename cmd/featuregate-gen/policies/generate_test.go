@@ -19,6 +19,8 @@ package policies
 import (
 	"strings"
 	"testing"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 )
 
 const gatesCRD = `
@@ -103,5 +105,50 @@ func TestStableGateStaysOn(t *testing.T) {
 		if spec := got["spec"].(map[string]interface{}); spec["a"] != "x" || spec["b"] != nil {
 			t.Errorf("%s: spec %v; want a kept (stable gate) and b dropped", name, spec)
 		}
+	}
+}
+
+// TestUnservedStorageVersion: the policies match a version a stock server publishes: the
+// storage version where it is served, else (conversion None) the first served one; with a
+// conversion webhook, the difference is listed.
+func TestUnservedStorageVersion(t *testing.T) {
+	versions := `
+  versions:
+  - name: v1
+    served: false
+    storage: true
+    schema: {openAPIV3Schema: {type: object, properties: {spec: {type: object, properties: {a: {type: string}}}}}}
+  - name: v2
+    served: true
+    storage: false
+    schema: {openAPIV3Schema: {type: object, properties: {spec: {type: object, properties: {a: {type: string}}}}}}
+`
+	base := strings.Replace(gatesCRD, "GATES", "    - {name: A, preRelease: alpha, fieldPaths: ['.spec.a']}", 1)
+	base = base[:strings.Index(base, "  versions:")] + strings.TrimPrefix(versions, "\n")
+	res, err := Generate(mustCRD(t, base))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []*admissionregistrationv1.MatchResources{res.Mutating.Spec.MatchConstraints, res.Validating.Spec.MatchConstraints} {
+		if got := m.ResourceRules[0].APIVersions; len(got) != 1 || got[0] != "v2" {
+			t.Errorf("the policies match %v; want [v2] (served, conversion None)", got)
+		}
+	}
+	webhook := base + `  conversion:
+    strategy: Webhook
+    webhook:
+      conversionReviewVersions: [v1]
+      clientConfig: {url: "https://conv.example.com/convert"}
+`
+	res, err = Generate(mustCRD(t, webhook))
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed := false
+	for _, d := range res.Differences {
+		listed = listed || strings.Contains(d.What, "the storage version v1 is not served")
+	}
+	if !listed {
+		t.Errorf("conversion webhook and an unserved storage version: no difference listed in %v", res.Differences)
 	}
 }
