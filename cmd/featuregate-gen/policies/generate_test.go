@@ -152,3 +152,92 @@ func TestUnservedStorageVersion(t *testing.T) {
 		t.Errorf("conversion webhook and an unserved storage version: no difference listed in %v", res.Differences)
 	}
 }
+
+const twoVersionsCRD = `
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: tvs.t.example.com}
+spec:
+  group: t.example.com
+  scope: Namespaced
+  names: {plural: tvs, singular: tv, kind: Tv}
+  customFeatureGates:
+    featureGates:
+    - {name: Turbo, preRelease: alpha}
+  versions:
+  - name: v1beta1
+    served: true
+    storage: false
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              mode:
+                type: string
+                x-kubernetes-feature-gated-validations:
+                - {featureGate: Turbo, enabled: false, enum: [Slow, Fast]}
+              size:
+                type: integer
+                x-kubernetes-validations:
+                - {rule: "featureGates.Turbo || self <= 10", message: size above 10 needs Turbo}
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              mode: {type: string}
+              size:
+                type: integer
+                x-kubernetes-validations:
+                - {rule: "featureGates.Turbo || self <= 100", message: size above 100 needs Turbo}
+`
+
+// TestVersionsKeywordsAndRules: with conversion None, each version's gated keywords and
+// rules that read featureGates judge the writes sent in that version, as our server judges
+// a write by the schema of its version: a keyword or rule that only v1beta1 has refuses a
+// v1beta1 write and lets the same v1 write pass, and the reverse.
+func TestVersionsKeywordsAndRules(t *testing.T) {
+	res, err := Generate(mustCRD(t, twoVersionsCRD))
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj := func(version, spec string) map[string]interface{} {
+		return mustObj(t, "{apiVersion: t.example.com/"+version+", kind: Tv, metadata: {name: x, namespace: default}, spec: "+spec+"}")
+	}
+	for _, tc := range []struct {
+		name, version, spec string
+		want                []string
+	}{
+		{name: "v1beta1's gated enum, sent in v1beta1", version: "v1beta1", spec: "{mode: Turbo}", want: []string{"spec.mode: Invalid value: supported values"}},
+		{name: "v1beta1's gated enum, sent in v1", version: "v1", spec: "{mode: Turbo}"},
+		{name: "v1beta1's rule, sent in v1beta1", version: "v1beta1", spec: "{size: 50}", want: []string{"size above 10 needs Turbo"}},
+		{name: "v1's rule, sent in v1", version: "v1", spec: "{size: 150}", want: []string{"size above 100 needs Turbo"}},
+		{name: "v1's rule, sent in v1beta1", version: "v1beta1", spec: "{size: 5}"},
+		{name: "v1's rule, a v1 write within its bound", version: "v1", spec: "{size: 50}"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := runValidating(t, res.Validating, withStates(res), obj(tc.version, tc.spec), nil, "")
+			if len(got) != len(tc.want) {
+				t.Fatalf("refused by %q; want %q", got, tc.want)
+			}
+			for i := range got {
+				if !strings.Contains(got[i], tc.want[i]) {
+					t.Errorf("refused by %q; want %q", got[i], tc.want[i])
+				}
+			}
+		})
+	}
+	for _, d := range res.Differences {
+		if strings.Contains(d.What, "v1beta1") {
+			t.Errorf("difference listed: %s; the policies check v1beta1's keywords and rules", d.What)
+		}
+	}
+}

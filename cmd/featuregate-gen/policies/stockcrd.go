@@ -17,6 +17,7 @@ limitations under the License.
 package policies
 
 import (
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -33,6 +34,9 @@ type movedRule struct {
 	// formats is set when the rule's node or a node below it has a format that gives its
 	// value another CEL type in CRD validation than in a policy (a string there).
 	formats bool
+	// versions are the versions whose schema has the rule at that path: our server judges
+	// a write by the schema of the version it is sent in.
+	versions []string
 }
 
 // movedKeywords is a node's x-kubernetes-feature-gated-validations.
@@ -40,6 +44,8 @@ type movedKeywords struct {
 	steps   []featuregates.Step
 	node    *apiextensionsv1.JSONSchemaProps
 	entries []apiextensionsv1.FeatureGatedValidation
+	// versions are the versions whose schema has these entries at that path.
+	versions []string
 }
 
 // stockCRD writes the CRD as a stock kube-apiserver accepts it into the result: without
@@ -105,9 +111,9 @@ func (s *stripper) walk(n *apiextensionsv1.JSONSchemaProps, steps []featuregates
 		n.Description = note
 	}
 	if len(n.XFeatureGatedValidations) > 0 {
-		if s.storage {
-			s.g.keywords = append(s.g.keywords, movedKeywords{steps: copySteps(steps), node: n.DeepCopy(), entries: n.XFeatureGatedValidations})
-		} else if !s.gated {
+		if s.gated {
+			s.g.addKeywords(movedKeywords{steps: copySteps(steps), node: n.DeepCopy(), entries: n.XFeatureGatedValidations}, s.version)
+		} else {
 			s.g.differ(here, "", fmt.Sprintf("gated keywords of version %s (not the storage version, with a conversion webhook) are not checked: the policies see the storage version", s.version))
 		}
 		n.XFeatureGatedValidations = nil
@@ -123,9 +129,9 @@ func (s *stripper) walk(n *apiextensionsv1.JSONSchemaProps, steps []featuregates
 				keep = append(keep, r)
 				continue
 			}
-			if s.storage {
-				s.g.rules = append(s.g.rules, movedRule{steps: copySteps(steps), rule: r, formats: hasTypedFormat(n)})
-			} else if !s.gated {
+			if s.gated {
+				s.g.addRule(movedRule{steps: copySteps(steps), rule: r, formats: hasTypedFormat(n)}, s.version)
+			} else {
 				s.g.differ(here, "", fmt.Sprintf("a rule of version %s that reads featureGates is not checked (conversion webhook; the policies see the storage version): %s", s.version, r.Rule))
 			}
 		}
@@ -166,6 +172,67 @@ func (s *stripper) walk(n *apiextensionsv1.JSONSchemaProps, steps []featuregates
 		}
 	}
 	return nil
+}
+
+// addKeywords records the gated keywords of a node of version v: the entry of another
+// version with the same path and entries gets v added.
+func (g *gen) addKeywords(k movedKeywords, v string) {
+	key := pathString(k.steps) + "\x00" + mustJSON(k.entries)
+	for i := range g.keywords {
+		if pathString(g.keywords[i].steps)+"\x00"+mustJSON(g.keywords[i].entries) == key {
+			g.keywords[i].versions = append(g.keywords[i].versions, v)
+			return
+		}
+	}
+	k.versions = []string{v}
+	g.keywords = append(g.keywords, k)
+}
+
+// addRule records a rule that reads featureGates of version v, as addKeywords does.
+func (g *gen) addRule(r movedRule, v string) {
+	key := pathString(r.steps) + "\x00" + mustJSON(r.rule)
+	for i := range g.rules {
+		if pathString(g.rules[i].steps)+"\x00"+mustJSON(g.rules[i].rule) == key {
+			g.rules[i].versions = append(g.rules[i].versions, v)
+			return
+		}
+	}
+	r.versions = []string{v}
+	g.rules = append(g.rules, r)
+}
+
+// inVersions returns guard widened to pass requests sent in a served version other than
+// versions (the request's own version, before matchPolicy Equivalent converts it): a check
+// of the keywords or rules of some versions only judges what is written through them.
+func (g *gen) inVersions(guard string, versions []string) string {
+	has := map[string]bool{}
+	for _, v := range versions {
+		has[v] = true
+	}
+	var lits []string
+	all := true
+	for _, v := range g.crd.Spec.Versions {
+		if !v.Served {
+			continue
+		}
+		if has[v.Name] {
+			lits = append(lits, celString(v.Name))
+		} else {
+			all = false
+		}
+	}
+	if all {
+		return guard
+	}
+	return fmt.Sprintf("(%s || !(request.requestKind.version in [%s]))", guard, strings.Join(lits, ", "))
+}
+
+func mustJSON(v interface{}) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("JSON of %T: %v", v, err))
+	}
+	return string(b)
 }
 
 func copySteps(s []featuregates.Step) []featuregates.Step {

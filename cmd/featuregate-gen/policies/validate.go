@@ -42,10 +42,10 @@ import (
 func (g *gen) validating() {
 	onScale := `request.?subResource.orValue("") == "scale"`
 	for _, k := range g.keywords {
-		g.keywordChecks(k, onScale)
+		g.keywordChecks(k, g.inVersions(onScale, k.versions))
 	}
 	for _, r := range g.rules {
-		g.ruleCheck(r, onScale)
+		g.ruleCheck(r, g.inVersions(onScale, r.versions))
 	}
 	subs := g.subresources()
 	g.scaleCheck()
