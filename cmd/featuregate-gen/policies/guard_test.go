@@ -241,3 +241,44 @@ func TestMutatingNullParent(t *testing.T) {
 		})
 	}
 }
+
+// TestMutatingGatedItemsLeftOut: a gated [*] list or map left out or sent as null is the
+// same as sent unchanged: the stored items stay, as on our server.
+func TestMutatingGatedItemsLeftOut(t *testing.T) {
+	crd := mustCRD(t, shapesCRD)
+	res, err := Generate(crd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := compileMutating(t, res.Mutating)
+	thing := func(spec string) map[string]interface{} {
+		return normalize(t, mustObj(t, "{apiVersion: t.example.com/v1, kind: Thing, metadata: {name: x, namespace: default}, spec: "+spec+"}"))
+	}
+	ix := featuregates.CompileCRDVersion(crd, "v1", structuralOf(t, crd))
+	for _, tc := range []struct{ name, old, obj string }{
+		{name: "map left out", old: "{tags: {a: '1'}}", obj: "{other: x}"},
+		{name: "map sent as null", old: "{tags: {a: '1'}}", obj: "{tags: null}"},
+		{name: "map sent empty", old: "{tags: {a: '1'}}", obj: "{tags: {}}"},
+		{name: "parent left out", old: "{tags: {a: '1'}}", obj: "null"},
+		{name: "nothing stored, left out", old: "{tags: {}}", obj: "{}"},
+		{name: "new items dropped", old: "{other: x}", obj: "{tags: {b: '2'}}"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			old := thing(tc.old)
+			want := thing(tc.obj)
+			if _, ferr := ix.PrepareForUpdate(want, old, featuregates.ScopeAll); ferr != nil {
+				t.Fatalf("our server refuses the write: %v", ferr)
+			}
+			got, err := run(withStates(res), thing(tc.obj), old)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if js(got) != js(want) {
+				t.Errorf("policy %s\nours   %s", js(got), js(want))
+			}
+			if denied := runValidating(t, res.Validating, withStates(res), got, old, ""); len(denied) > 0 {
+				t.Errorf("the validating policy refuses the result: %q", denied)
+			}
+		})
+	}
+}

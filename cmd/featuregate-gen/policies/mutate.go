@@ -373,8 +373,8 @@ func ambiguous(c corr, held func(x string) string) string {
 // mutation creates them, each once, before any other op (see gen.mutating).
 func (w *walker) gateParents(a anchor, steps []step) string {
 	return w.descend(a, steps, 0, nil, 0, "", true, func(a anchor, names []string, rest []step, here []featuregates.Step, d int, idx string) string {
-		if len(rest) > 0 || len(names) < 2 {
-			return "[]" // a whole list or map is replaced only where it exists; an anchor exists
+		if len(names) < 2 {
+			return "[]" // an anchor exists
 		}
 		nv, sv := fmt.Sprintf("nv%d", d), fmt.Sprintf("sv%d", d)
 		var missing []string
@@ -382,8 +382,13 @@ func (w *walker) gateParents(a anchor, steps []step) string {
 			// A parent sent as null (a nullable object) is missing too: the add replaces it.
 			missing = append(missing, let("pm", a.newAt(names[:j]), fmt.Sprintf("(!pm.hasValue() || pm.value() == null ? [%s] : [])", a.ptrAt(names[:j]))))
 		}
-		return let(sv, a.oldAt(names), let(nv, a.newAt(names), fmt.Sprintf("%s.hasValue() && !(%s.hasValue() && %s.value() == %s.value()) ? %s : []",
-			sv, nv, nv, sv, strings.Join(missing, " + "))))
+		restores := fmt.Sprintf("%s.hasValue() && !(%s.hasValue() && %s.value() == %s.value())", sv, nv, nv, sv)
+		if len(rest) > 0 {
+			// Gated items: the stored ones come back where the write left the list or map
+			// out or sent it as null (the same as sent unchanged); elsewhere it exists.
+			restores = fmt.Sprintf("%s && (!%s.hasValue() || %s.value() == null)", heldItems(sv), nv, nv)
+		}
+		return let(sv, a.oldAt(names), let(nv, a.newAt(names), fmt.Sprintf("%s ? %s : []", restores, strings.Join(missing, " + "))))
 	})
 }
 
@@ -400,9 +405,15 @@ func (w *walker) gateLeafOps(a anchor, steps []step) string {
 		}
 		ptr := a.ptrAt(names)
 		return let(sv, a.oldAt(names), let(nv, a.newAt(names), fmt.Sprintf(
-			`!%s.hasValue() ? [] : %s.hasValue() && size(%s.value()) > 0 ? (%s.value() == %s.value() ? [] : [JSONPatch{op: "replace", path: %s, value: %s.value()}]) : (size(%s.value()) > 0 ? [JSONPatch{op: "replace", path: %s, value: type(%s.value()) == list ? dyn([]) : dyn({})}] : [])`,
-			nv, sv, sv, nv, sv, ptr, sv, nv, ptr, nv)))
+			`!%s.hasValue() || %s.value() == null ? (%s ? [JSONPatch{op: "add", path: %s, value: %s.value()}] : []) : %s ? (%s.value() == %s.value() ? [] : [JSONPatch{op: "replace", path: %s, value: %s.value()}]) : (size(%s.value()) > 0 ? [JSONPatch{op: "replace", path: %s, value: type(%s.value()) == list ? dyn([]) : dyn({})}] : [])`,
+			nv, nv, heldItems(sv), ptr, sv, heldItems(sv), nv, sv, ptr, sv, nv, ptr, nv)))
 	})
+}
+
+// heldItems is the CEL condition that the stored optional sv is a list or map with items: at
+// a gated [*], each of them is a stored value at a disabled path.
+func heldItems(sv string) string {
+	return fmt.Sprintf("(%s.hasValue() && (type(%s.value()) == list || type(%s.value()) == map) && size(%s.value()) > 0)", sv, sv, sv, sv)
 }
 
 // defaultOps returns the ops that set a schema default at steps from the root anchor a where
