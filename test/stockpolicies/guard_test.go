@@ -185,7 +185,7 @@ webhooks:
 						t.Errorf("%s: create %s: HTTP %d: %s; want 201 (our server drops the value after admission)", b.name, name, a.code, a.body)
 					case b.name == backendStock && a.code == http.StatusCreated:
 						stored++
-					case b.name == backendStock && a.code == http.StatusUnprocessableEntity && strings.Contains(string(a.body), "that is not stored there"):
+					case b.name == backendStock && a.code == http.StatusUnprocessableEntity && strings.Contains(string(a.body), "only the stored value may be here"):
 						refused++
 						if obj != nil {
 							t.Errorf("%s: create %s refused, but the object is stored", b.name, name)

@@ -49,8 +49,8 @@ func (g *gen) guardChecks(onScale string) {
 		steps := resolveSteps(p.path, g.schema)
 		acts := fmt.Sprintf("%s && !%s", live(g.chainOf(p.path.Steps(), false)), gateVar(p.gate))
 		g.validations = append(g.validations, admissionregistrationv1.Validation{
-			Expression: fmt.Sprintf("%s || !(%s) || %s", onScale, acts, notLetIn(root, steps, 0)),
-			Message: fmt.Sprintf("%s: Forbidden: the write sets a value that is not stored there while feature gate %s is disabled; a mutating admission policy or webhook that ran after %s set it; remove that value, or enable the gate first",
+			Expression: fmt.Sprintf("%s || !(%s) || %s", onScale, acts, notLetIn(root, steps, 0, true)),
+			Message: fmt.Sprintf("%s: Forbidden: while feature gate %s is disabled, only the stored value may be here: the write, after every mutating policy and webhook, holds a value that is not stored here, or lost the stored one (a mutator that ran after %s, or a parent replaced by a value of another kind); leave the field as stored, or enable the gate first",
 				displayPath(p.path.Steps()), p.gate, g.policyName()),
 			Reason: ptr.To(metav1.StatusReasonInvalid),
 		})
@@ -59,8 +59,11 @@ func (g *gen) guardChecks(onScale string) {
 
 // notLetIn returns the CEL condition that every value at steps below anchor a in the new
 // object is the stored one at the same place (see above). a.newV is a present value, a.oldV
-// an optional.
-func notLetIn(a anchor, steps []step, d int) string {
+// an optional. certain is set where the anchor's stored counterpart is certain (the root, a
+// map value by key, a map-list item by its keys, not an item of a list without keys): there
+// a stored value at a field must also still be there, unchanged, since the rule keeps it
+// (recreating its parents); the write that would lose it is refused instead.
+func notLetIn(a anchor, steps []step, d int, certain bool) string {
 	names, rest := splitRun(steps)
 	nv, sv := fmt.Sprintf("gn%d", d), fmt.Sprintf("gs%d", d)
 	bind := func(body string) string {
@@ -68,6 +71,10 @@ func notLetIn(a anchor, steps []step, d int) string {
 			fmt.Sprintf("!%s.hasValue() || %s", nv, body)))
 	}
 	if len(rest) == 0 {
+		if certain {
+			return let(sv, a.oldAt(names), let(nv, a.newAt(names),
+				fmt.Sprintf("(%s.hasValue() ? %s.hasValue() && %s.value() == %s.value() : !%s.hasValue() || %s.value() == null)", nv, sv, sv, nv, sv, sv)))
+		}
 		return bind(fmt.Sprintf("(%s.hasValue() && %s.value() == %s.value())", sv, sv, nv))
 	}
 	node := a.node
@@ -75,21 +82,21 @@ func notLetIn(a anchor, steps []step, d int) string {
 		node = steps[len(names)-1].node
 	}
 	below := rest[1:]
-	item := func(x, stored string) string {
+	item := func(x, stored string, certain bool) string {
 		if len(below) == 0 {
 			return fmt.Sprintf("(%s.hasValue() && %s.value() == %s)", stored, stored, x)
 		}
-		return notLetIn(anchor{newV: x, oldV: stored, node: rest[0].node}, below, d+1)
+		return notLetIn(anchor{newV: x, oldV: stored, node: rest[0].node}, below, d+1, certain)
 	}
 	v := nv + ".value()"
 	k, x, i, o, c := fmt.Sprintf("gk%d", d), fmt.Sprintf("gx%d", d), fmt.Sprintf("gi%d", d), fmt.Sprintf("go%d", d), fmt.Sprintf("gc%d", d)
 	storedList := fmt.Sprintf("(%s.hasValue() && type(%s.value()) == list ? %s.value() : [])", sv, sv, sv)
 	byKey := fmt.Sprintf("%s.all(%s, %s)", v, k,
-		let(c, fmt.Sprintf("%s.hasValue() && type(%s.value()) == map ? %s.value()[?%s] : optional.none()", sv, sv, sv, k), item(v+"["+k+"]", c)))
+		let(c, fmt.Sprintf("%s.hasValue() && type(%s.value()) == map ? %s.value()[?%s] : optional.none()", sv, sv, sv, k), item(v+"["+k+"]", c, certain)))
 	keyless := let(o, storedList, fmt.Sprintf("lists.range(size(%s)).all(%s, %s)", v, i,
 		let(x, v+"["+i+"]", fmt.Sprintf("%s || %s.exists(%s, %s)",
-			item(x, fmt.Sprintf("(%s < size(%s) ? optional.of(%s[%s]) : optional.none())", i, o, o, i)),
-			o, c, item(x, "optional.of("+c+")")))))
+			item(x, fmt.Sprintf("(%s < size(%s) ? optional.of(%s[%s]) : optional.none())", i, o, o, i), false),
+			o, c, item(x, "optional.of("+c+")", false)))))
 	switch {
 	case node == nil:
 		// Below x-kubernetes-preserve-unknown-fields: the value's own type says which.
@@ -107,7 +114,7 @@ func notLetIn(a anchor, steps []step, d int) string {
 		counterpart := fmt.Sprintf("%s < size(%s) && %s ? optional.of(%s[%s]) : %s.filter(%s, %s)[?0]",
 			i, o, same(o+"["+i+"]", x), o, i, o, c, same(c, x))
 		return bind(fmt.Sprintf("(type(%s) != list || %s)", v, let(o, storedList, fmt.Sprintf("lists.range(size(%s)).all(%s, %s)", v, i,
-			let(x, v+"["+i+"]", let(k, counterpart, item(x, k)))))))
+			let(x, v+"["+i+"]", let(k, counterpart, item(x, k, certain)))))))
 	default:
 		return bind(fmt.Sprintf("(type(%s) != list || %s)", v, keyless))
 	}
