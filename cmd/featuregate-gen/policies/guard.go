@@ -37,10 +37,11 @@ import (
 //
 // "The same place" is the stored value's own field, map key or list-map item (by its keys).
 // In a list without keys, whose items the write may move, it is the stored item at the same
-// index, or else any stored item of the same list: the guard lets pass a value that some
-// stored item of that list holds at that path, and refuses every other. Each item is checked
-// against the stored item at its own index first, so a write that moves nothing costs one
-// comparison per item; only a moved item is compared with the others.
+// index, or else another stored item of the same list: the guard lets pass a value that the
+// stored items of that list hold at that path, as many times as they hold it, and refuses
+// every other. Each item is checked against the stored item at its own index first, so a
+// write that moves nothing costs one comparison per item; only a moved item is compared with
+// the others.
 
 // guardChecks adds the guard's validation for each gated path that can hold a value.
 func (g *gen) guardChecks(onScale string) {
@@ -93,10 +94,22 @@ func notLetIn(a anchor, steps []step, d int, certain bool) string {
 	storedList := fmt.Sprintf("(%s.hasValue() && type(%s.value()) == list ? %s.value() : [])", sv, sv, sv)
 	byKey := fmt.Sprintf("%s.all(%s, %s)", v, k,
 		let(c, fmt.Sprintf("%s.hasValue() && type(%s.value()) == map ? %s.value()[?%s] : optional.none()", sv, sv, sv, k), item(v+"["+k+"]", c, certain)))
+	elsewhere := fmt.Sprintf("%s.exists(%s, %s)", o, c, item(x, "optional.of("+c+")", false))
+	if belowNames, more := splitRun(below); len(below) > 0 && len(more) == 0 {
+		// The value at a field of an item: an item that does not hold what the stored item at
+		// its index holds may hold a value only as often as the stored items do, so that a
+		// value moves with its item but is not copied into another.
+		at := func(y string) string {
+			return selectNames(y, false, rest[0].node, false, belowNames)
+		}
+		vv, y := fmt.Sprintf("gv%d", d), fmt.Sprintf("gy%d", d)
+		elsewhere = let(vv, at(x), fmt.Sprintf("!%s.hasValue() || size(%s.filter(%s, %s == %s)) <= size(%s.filter(%s, %s == %s))",
+			vv, v, y, at(y), vv, o, y, at(y), vv))
+	}
 	keyless := let(o, storedList, fmt.Sprintf("lists.range(size(%s)).all(%s, %s)", v, i,
-		let(x, v+"["+i+"]", fmt.Sprintf("%s || %s.exists(%s, %s)",
+		let(x, v+"["+i+"]", fmt.Sprintf("%s || %s",
 			item(x, fmt.Sprintf("(%s < size(%s) ? optional.of(%s[%s]) : optional.none())", i, o, o, i), false),
-			o, c, item(x, "optional.of("+c+")", false)))))
+			elsewhere))))
 	switch {
 	case node == nil:
 		// Below x-kubernetes-preserve-unknown-fields: the value's own type says which.

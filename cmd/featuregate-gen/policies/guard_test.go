@@ -96,6 +96,8 @@ func TestGuard(t *testing.T) {
 		{name: "map-list value changed", res: shapes, old: thing("{keyed: [{name: a, tls: {mode: x}}]}"), obj: thing("{keyed: [{name: a, tls: {mode: y}}]}"), refused: "spec.keyed[*].tls"},
 		{name: "map-list value given to another item", res: shapes, old: thing("{keyed: [{name: a, tls: {mode: x}}]}"), obj: thing("{keyed: [{name: b, tls: {mode: x}}]}"), refused: "spec.keyed[*].tls"},
 		{name: "items without keys swapped with their values", res: shapes, old: thing("{steps: [{name: a, retry: 1}, {name: b, retry: 2}]}"), obj: thing("{steps: [{name: b, retry: 2}, {name: a, retry: 1}]}")},
+		{name: "a stored value copied into another item of a list without keys", res: shapes, old: thing("{steps: [{name: a, retry: 1}, {name: b}]}"), obj: thing("{steps: [{name: a, retry: 1}, {name: b, retry: 1}]}"), refused: "spec.steps[*].retry"},
+		{name: "equal items with equal values, one moved", res: shapes, old: thing("{steps: [{name: a, retry: 1}, {name: a, retry: 1}, {name: b}]}"), obj: thing("{steps: [{name: b}, {name: a, retry: 1}, {name: a, retry: 1}]}")},
 		{name: "a new value in a list without keys", res: shapes, old: thing("{steps: [{name: a, retry: 1}]}"), obj: thing("{steps: [{name: a, retry: 1}, {name: b, retry: 3}]}"), refused: "spec.steps[*].retry"},
 		{name: "map value kept under its key", res: shapes, old: thing("{limits: {x: {burst: 1}}}"), obj: thing("{limits: {x: {burst: 1, max: 2}, y: {max: 1}}}")},
 		{name: "map value under another key", res: shapes, old: thing("{limits: {x: {burst: 1}}}"), obj: thing("{limits: {y: {burst: 1}}}"), refused: "spec.limits[*].burst"},
