@@ -77,7 +77,8 @@ func TestLaterMutators(t *testing.T) {
 		}
 	}
 
-	// The webhook: a TLS server on loopback that adds replicas: 3 where there is none.
+	// The webhook: a TLS server on loopback that adds replicas: 3 where there is none, and
+	// removes replicas from an object labelled later-remove=true.
 	var calls int
 	hook := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		calls++
@@ -85,6 +86,9 @@ func TestLaterMutators(t *testing.T) {
 			Request struct {
 				UID    string `json:"uid"`
 				Object struct {
+					Metadata struct {
+						Labels map[string]string `json:"labels"`
+					} `json:"metadata"`
 					Spec map[string]interface{} `json:"spec"`
 				} `json:"object"`
 			} `json:"request"`
@@ -95,7 +99,12 @@ func TestLaterMutators(t *testing.T) {
 			return
 		}
 		resp := map[string]interface{}{"uid": review.Request.UID, "allowed": true}
-		if _, has := review.Request.Object.Spec["replicas"]; !has && review.Request.Object.Spec != nil {
+		_, has := review.Request.Object.Spec["replicas"]
+		switch {
+		case review.Request.Object.Metadata.Labels["later-remove"] == "true" && has:
+			resp["patchType"] = "JSONPatch"
+			resp["patch"] = base64.StdEncoding.EncodeToString([]byte(`[{"op":"remove","path":"/spec/replicas"}]`))
+		case review.Request.Object.Metadata.Labels["later-remove"] != "true" && !has && review.Request.Object.Spec != nil:
 			resp["patchType"] = "JSONPatch"
 			resp["patch"] = base64.StdEncoding.EncodeToString([]byte(`[{"op":"add","path":"/spec/replicas","value":3}]`))
 		}
@@ -204,6 +213,56 @@ webhooks:
 			}
 		})
 	}
+
+	// A stored value that a later mutator removes: our server keeps it (gating runs after
+	// admission); on stock the guard refuses the update, and the value stays stored.
+	t.Run("a mutating webhook that removes a stored value", func(t *testing.T) {
+		const name = "stored-replicas"
+		for _, b := range []*backend{ours, stock} {
+			if err := b.setGates(crontabCRD, map[string]bool{"ReplicasFeatureGate": true}); err != nil {
+				t.Fatal(err)
+			}
+			if a := b.request(http.MethodPost, objectPath(crontabCRD, laterNamespace, "", ""), nil, "application/json",
+				object(crontabCRD, laterNamespace, name, `{"spec":{"cronSpec":"* * * * */5","image":"a","replicas":2}}`)); a.code != http.StatusCreated {
+				t.Fatalf("%s: create %s: HTTP %d: %s", b.name, name, a.code, a.body)
+			}
+			if err := b.setGates(crontabCRD, map[string]bool{"ReplicasFeatureGate": false}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := b.mustKubectl(webhook, "apply", "-f", "-"); err != nil {
+				t.Fatal(err)
+			}
+			defer b.kubectl("", "delete", "mutatingwebhookconfiguration", "later-default-replicas", "--ignore-not-found")
+		}
+		for _, b := range []*backend{ours, stock} {
+			var a answer
+			// The server loads the webhook configuration asynchronously: patch until the
+			// webhook has acted (a refusal on stock) or 30 s have passed.
+			for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(500 * time.Millisecond) {
+				a = b.request(http.MethodPatch, objectPath(crontabCRD, laterNamespace, name, ""), nil, "application/merge-patch+json",
+					[]byte(fmt.Sprintf(`{"metadata":{"labels":{"later-remove":"true","try":%q}}}`, time.Now().Format("150405.000"))))
+				if b.name == backendOurs || a.code != http.StatusOK || time.Now().After(deadline) {
+					break
+				}
+			}
+			obj, err := b.etcdObject(crontabCRD, laterNamespace, name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v, _ := lookup(obj, "spec", "replicas"); v != float64(2) && v != int64(2) {
+				t.Errorf("%s: the stored replicas is %v after the update; want 2 (ReplicasFeatureGate off)", b.name, v)
+			}
+			switch {
+			case b.name == backendOurs && a.code != http.StatusOK:
+				t.Errorf("%s: HTTP %d: %s; want 200", b.name, a.code, a.body)
+			case b.name == backendStock && (a.code != http.StatusUnprocessableEntity || !strings.Contains(string(a.body), "only the stored value may be here")):
+				t.Errorf("%s: HTTP %d: %s; want the guard's 422", b.name, a.code, a.body)
+			}
+		}
+		for _, b := range []*backend{ours, stock} {
+			b.kubectl("", "delete", "crontabs", "--all", "-n", laterNamespace, "--wait=false")
+		}
+	})
 	if calls == 0 {
 		t.Errorf("the webhook was never called")
 	}
