@@ -193,10 +193,11 @@ func TestStockForms(t *testing.T) {
 		wantKinds     []string
 	}{
 		{gates: 0},
+		// The validating policy holds the last guard: one validation per gated path.
 		{gates: 5, wantPolicies: true, wantMutations: 1,
-			wantKinds: []string{"CustomResourceDefinition", "CustomResourceDefinition", policies.ParamKind, "MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding"}},
+			wantKinds: []string{"CustomResourceDefinition", "CustomResourceDefinition", policies.ParamKind, "MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding"}},
 		{gates: 50, wantPolicies: true, wantMutations: 1,
-			wantKinds: []string{"CustomResourceDefinition", "CustomResourceDefinition", policies.ParamKind, "MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding"}},
+			wantKinds: []string{"CustomResourceDefinition", "CustomResourceDefinition", policies.ParamKind, "MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding"}},
 	} {
 		s := shape{gates: tc.gates}
 		f, err := stockFormsFor(s, namesFor(""))
