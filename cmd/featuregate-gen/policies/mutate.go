@@ -253,7 +253,7 @@ func (w *walker) descend(a anchor, full []step, pos int, prefix []featuregates.S
 	case isMap:
 		item.ptr = ptr.dynamic("jsonpatch.escapeKey(" + i + ")")
 		stored = fmt.Sprintf("%s.hasValue() && type(%s.value()) == map ? %s.value()[?%s] : optional.none()", sc, sc, sc, i)
-	case node != nil && node.Extensions.XListType != nil && *node.Extensions.XListType == "map" && len(node.Extensions.XListMapKeys) > 0:
+	case isListMap(node):
 		o := fmt.Sprintf("o%d", d)
 		var eq []string
 		for _, k := range node.Extensions.XListMapKeys {
