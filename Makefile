@@ -218,10 +218,12 @@ envtest-assets-path: ## Build the envtest assets quietly (output to stderr) and 
 	@echo "$(abspath $(ENVTEST_ASSETS_DIR))"
 
 .PHONY: test-controllers
-test-controllers: $(STAMPS)/codegen $(ENVTEST_ASSETS) ## The nested modules' tests (controllers/, examples/feature-gates-controller) on the envtest assets.
+test-controllers: $(STAMPS)/codegen $(ENVTEST_ASSETS) $(STOCK_APISERVER) $(BIN)/featuregate-gen ## The nested modules' tests (controllers/, examples/feature-gates-controller) on the envtest assets; the tracker's policies backend on the stock kube-apiserver.
 	@for m in $(CONTROLLER_MODULES); do \
 	  echo "[test-controllers] $$m"; \
-	  (cd $$m && go vet ./... && KUBEBUILDER_ASSETS=$(abspath $(ENVTEST_ASSETS_DIR)) go test $(GOTESTFLAGS) ./...) || exit 1; \
+	  (cd $$m && go vet ./... && KUBEBUILDER_ASSETS=$(abspath $(ENVTEST_ASSETS_DIR)) \
+	    STOCK_KUBE_APISERVER=$(abspath $(STOCK_APISERVER)) FEATUREGATE_GEN=$(abspath $(BIN)/featuregate-gen) \
+	    go test $(GOTESTFLAGS) ./...) || exit 1; \
 	done
 
 .PHONY: kind-up

@@ -22,6 +22,7 @@ import (
 	"strings"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -128,7 +129,9 @@ func (s *gateSource) WaitForSync(ctx context.Context) error {
 // tracked CRD in which the state of a named gate (of any declared gate, when none is
 // named) changed, by the rules of apihelpers.IsCustomFeatureGateEnabled: an update that
 // flips one, the creation of the CRD with one of them on, its deletion with one of them on.
-// Generic events never pass.
+// Generic events never pass. On the policies backend the gates change in the parameter
+// object, not in the CRD: the predicate reads the events of a watch of ParamKind objects
+// (unstructured, named like the tracked CRD) the same way. Source covers both backends.
 //
 // It reads the objects of the event, typed or unstructured; it does not use the tracker's
 // informer, so it also works when the tracker is not started.
@@ -168,6 +171,20 @@ func (t *Tracker) ownCRD(obj client.Object) (*apiextensionsv1.CustomResourceDefi
 	switch o := obj.(type) {
 	case *apiextensionsv1.CustomResourceDefinition:
 		return o, true
+	case *unstructured.Unstructured:
+		if gvk := o.GroupVersionKind(); gvk.Group == ParamGroup && gvk.Kind == ParamKind {
+			// The policies backend: the parameter object's spec is the CRD's gates.
+			gates, err := paramGates(o)
+			if err != nil {
+				return nil, false
+			}
+			return &apiextensionsv1.CustomResourceDefinition{Spec: apiextensionsv1.CustomResourceDefinitionSpec{CustomFeatureGates: gates}}, true
+		}
+		crd := &apiextensionsv1.CustomResourceDefinition{}
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.UnstructuredContent(), crd); err != nil {
+			return nil, false
+		}
+		return crd, true
 	case runtime.Unstructured:
 		crd := &apiextensionsv1.CustomResourceDefinition{}
 		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.UnstructuredContent(), crd); err != nil {

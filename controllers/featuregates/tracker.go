@@ -23,6 +23,12 @@ limitations under the License.
 // Enabled and FieldEnabled are lookups in memory: they make no API call, and cost about
 // what a lookup in an informer's cache costs. Source and Predicate requeue a
 // controller-runtime reconciler when a gate it depends on is turned on or off.
+//
+// The gates live in one of two places, the CRD's backend (see backend.go): the CRD's own
+// spec.customFeatureGates on a kube-apiserver built with the fork, or, on a stock
+// kube-apiserver with the admission policies of `featuregate-gen policies`, the
+// CustomResourceFeatureGates object named like the CRD. The tracker follows both and
+// answers alike.
 package featuregates
 
 import (
@@ -38,7 +44,9 @@ import (
 	"k8s.io/apiextensions-apiserver/pkg/client/informers/externalversions"
 	apiextensionslisters "k8s.io/apiextensions-apiserver/pkg/client/listers/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 )
@@ -60,7 +68,16 @@ type Tracker struct {
 	lister       apiextensionslisters.CustomResourceDefinitionLister
 	registration cache.ResourceEventHandlerRegistration
 
-	// state is the snapshot of the current revision of the CRD; never nil.
+	// params follows the parameter object of the policies backend; nil when the tracker
+	// was built without a dynamic client (native backend only).
+	params *paramWatch
+
+	// inMu guards in, what the informers last delivered.
+	inMu sync.Mutex
+	in   inputs
+
+	// state is the snapshot of the current revision of the CRD and its parameter object;
+	// never nil.
 	state atomic.Pointer[snapshot]
 
 	started atomic.Bool
@@ -69,9 +86,22 @@ type Tracker struct {
 	listeners map[*listener]struct{}
 }
 
+// inputs are the objects the tracker's answers come from: the CRD and, on the policies
+// backend, its parameter object. Either is nil while it does not exist.
+type inputs struct {
+	crd   *apiextensionsv1.CustomResourceDefinition
+	param *unstructured.Unstructured
+}
+
 // snapshot holds what the rules say about one revision of the CRD.
 type snapshot struct {
-	// crd is nil when the CRD does not exist (or the informer has not synced yet).
+	// in is what the snapshot was computed from.
+	in inputs
+	// backend is where the gates of this revision live; "" without gates.
+	backend Backend
+	// crd is nil when the CRD does not exist (or the informer has not synced yet). On the
+	// policies backend it is a copy of the CRD with spec.customFeatureGates set from the
+	// parameter object.
 	crd *apiextensionsv1.CustomResourceDefinition
 	// gates holds the effective state of every declared gate.
 	gates map[string]bool
@@ -92,8 +122,8 @@ type fieldAnswer struct {
 }
 
 // NewTracker returns a Tracker for the CRD named crdName (for example
-// "crontabs.stable.example.com"), which talks to the API server of cfg. The CRD need not
-// exist yet: the tracker picks it up when it is created.
+// "crontabs.stable.example.com"), which talks to the API server of cfg, on either backend.
+// The CRD need not exist yet: the tracker picks it up when it is created.
 func NewTracker(cfg *rest.Config, crdName string) (*Tracker, error) {
 	if cfg == nil {
 		return nil, fmt.Errorf("featuregates: NewTracker needs a rest.Config")
@@ -102,11 +132,24 @@ func NewTracker(cfg *rest.Config, crdName string) (*Tracker, error) {
 	if err != nil {
 		return nil, fmt.Errorf("featuregates: building a client for CRD %q: %w", crdName, err)
 	}
-	return NewTrackerForClient(cs, crdName)
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("featuregates: building a dynamic client for CRD %q: %w", crdName, err)
+	}
+	return NewTrackerForClients(cs, dyn, crdName)
 }
 
-// NewTrackerForClient is NewTracker with a clientset of the apiextensions API.
+// NewTrackerForClient is NewTracker with a clientset of the apiextensions API. Without a
+// dynamic client it follows the native backend only: on a stock cluster it reports every
+// field live. Use NewTrackerForClients there.
 func NewTrackerForClient(client clientset.Interface, crdName string) (*Tracker, error) {
+	return NewTrackerForClients(client, nil, crdName)
+}
+
+// NewTrackerForClients is NewTracker with a clientset of the apiextensions API and a
+// dynamic client, which reads the parameter objects of the policies backend (nil: the
+// native backend only).
+func NewTrackerForClients(client clientset.Interface, dyn dynamic.Interface, crdName string) (*Tracker, error) {
 	if client == nil {
 		return nil, fmt.Errorf("featuregates: NewTrackerForClient needs a client")
 	}
@@ -114,7 +157,7 @@ func NewTrackerForClient(client clientset.Interface, crdName string) (*Tracker, 
 		return nil, fmt.Errorf("featuregates: the CRD name is empty; pass the CRD's metadata.name, such as crontabs.stable.example.com")
 	}
 	t := &Tracker{crdName: crdName, listeners: map[*listener]struct{}{}}
-	t.state.Store(newSnapshot(nil))
+	t.state.Store(newSnapshot(inputs{}))
 	t.factory = externalversions.NewSharedInformerFactoryWithOptions(client, 0,
 		externalversions.WithTweakListOptions(func(o *metav1.ListOptions) {
 			o.FieldSelector = fields.OneTermEqualSelector("metadata.name", crdName).String()
@@ -137,6 +180,11 @@ func NewTrackerForClient(client clientset.Interface, crdName string) (*Tracker, 
 		return nil, fmt.Errorf("featuregates: watching CRD %q: %w", crdName, err)
 	}
 	t.registration = reg
+	if dyn != nil {
+		if t.params, err = newParamWatch(t, client, dyn); err != nil {
+			return nil, err
+		}
+	}
 	return t, nil
 }
 
@@ -155,9 +203,15 @@ func (t *Tracker) Start(ctx context.Context) error {
 	if !t.started.CompareAndSwap(false, true) {
 		return fmt.Errorf("featuregates: the tracker of CRD %q was started already", t.crdName)
 	}
+	if t.params != nil {
+		t.params.start(ctx)
+	}
 	t.factory.Start(ctx.Done())
 	<-ctx.Done()
 	t.factory.Shutdown()
+	if t.params != nil {
+		t.params.shutdown()
+	}
 	return nil
 }
 
@@ -166,18 +220,29 @@ func (t *Tracker) Start(ctx context.Context) error {
 func (t *Tracker) NeedLeaderElection() bool { return false }
 
 // WaitForCacheSync waits until the tracker has seen the CRD as it is (or seen that it does
-// not exist). It returns false when ctx is done first.
+// not exist), and its parameter object where the cluster serves that kind. It returns false
+// when ctx is done first.
 func (t *Tracker) WaitForCacheSync(ctx context.Context) bool {
-	return cache.WaitForCacheSync(ctx.Done(), t.registration.HasSynced)
+	return cache.WaitForCacheSync(ctx.Done(), t.HasSynced)
 }
 
-// HasSynced reports whether the tracker has seen the CRD as it is.
-func (t *Tracker) HasSynced() bool { return t.registration.HasSynced() }
+// HasSynced reports whether the tracker has seen the CRD as it is, and its parameter
+// object where the cluster serves that kind.
+func (t *Tracker) HasSynced() bool {
+	return t.registration.HasSynced() && (t.params == nil || t.params.hasSynced())
+}
 
 // CRD returns the tracked CRD as the tracker last saw it, or nil when it does not exist.
-// The object is shared: do not modify it.
+// On the policies backend it is a copy whose spec.customFeatureGates is the parameter
+// object's spec, as kubectl featuregates reads it. The object is shared: do not modify it.
 func (t *Tracker) CRD() *apiextensionsv1.CustomResourceDefinition {
 	return t.state.Load().crd
+}
+
+// Backend returns where the gates of the tracked CRD live now: BackendNative,
+// BackendPolicies, or "" when the CRD does not exist or declares no gates on either.
+func (t *Tracker) Backend() Backend {
+	return t.state.Load().backend
 }
 
 // Lister returns the lister of the tracker's informer, which holds the tracked CRD only.
@@ -219,8 +284,9 @@ func (t *Tracker) GateStates() map[string]bool {
 	return out
 }
 
-func newSnapshot(crd *apiextensionsv1.CustomResourceDefinition) *snapshot {
-	s := &snapshot{crd: crd, gates: gateStates(crd)}
+func newSnapshot(in inputs) *snapshot {
+	crd, backend := gatedCRD(in)
+	s := &snapshot{in: in, backend: backend, crd: crd, gates: gateStates(crd)}
 	empty := map[fieldKey]fieldAnswer{}
 	s.fields.Store(&empty)
 	return s
@@ -280,11 +346,27 @@ func (s *snapshot) askedFields() map[fieldKey]fieldAnswer {
 // observe installs the snapshot of a new revision of the CRD (nil: the CRD is gone), and
 // tells the listeners what changed when notify is set.
 func (t *Tracker) observe(crd *apiextensionsv1.CustomResourceDefinition, notify bool) {
-	prev := t.state.Load()
-	if crd != nil && prev.crd != nil && crd.ResourceVersion == prev.crd.ResourceVersion && crd.UID == prev.crd.UID {
+	t.update(func(in *inputs) { in.crd = crd }, notify)
+}
+
+// observeParam is observe for the parameter object (nil: it is gone).
+func (t *Tracker) observeParam(param *unstructured.Unstructured, notify bool) {
+	t.update(func(in *inputs) { in.param = param }, notify)
+}
+
+// update applies set to the inputs and, when they changed, installs their snapshot and tells
+// the listeners what changed (when notify is set).
+func (t *Tracker) update(set func(*inputs), notify bool) {
+	t.inMu.Lock()
+	defer t.inMu.Unlock()
+	in := t.in
+	set(&in)
+	if sameCRD(in.crd, t.in.crd) && sameParam(in.param, t.in.param) {
 		return
 	}
-	next := newSnapshot(crd)
+	t.in = in
+	prev := t.state.Load()
+	next := newSnapshot(in)
 	// Answer again, for the new revision, the field questions of the previous one: the
 	// reconciler's next FieldEnabled is a lookup, and the listeners can compare.
 	prevFields := prev.askedFields()

@@ -26,6 +26,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
@@ -34,7 +35,13 @@ import (
 // to sync.
 func startTracker(t testing.TB, crdName string) *featuregates.Tracker {
 	t.Helper()
-	tr, err := featuregates.NewTracker(cfg, crdName)
+	return startTrackerOn(t, cfg, crdName)
+}
+
+// startTrackerOn is startTracker on the API server of c.
+func startTrackerOn(t testing.TB, c *rest.Config, crdName string) *featuregates.Tracker {
+	t.Helper()
+	tr, err := featuregates.NewTracker(c, crdName)
 	if err != nil {
 		t.Fatalf("NewTracker: %v", err)
 	}
@@ -70,6 +77,9 @@ func TestTrackerFollowsTheCRD(t *testing.T) {
 
 	if tr.CRD() == nil || tr.CRD().Name != crd.Name {
 		t.Fatalf("CRD() = %v, want %s", tr.CRD(), crd.Name)
+	}
+	if got := tr.Backend(); got != featuregates.BackendNative {
+		t.Errorf("Backend() = %q, want %q", got, featuregates.BackendNative)
 	}
 	for gate, want := range map[string]bool{"ReplicasGate": false, "ExtraGate": true, "ModeGate": false, "Undeclared": false} {
 		if got := tr.Enabled(gate); got != want {

@@ -19,9 +19,13 @@ package policies
 import (
 	"context"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -158,4 +162,38 @@ func gateObject(t *testing.T, v interface{}) map[string]interface{} {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// The controller package (controllers/featuregates, a module of its own that does not import
+// the generator) names the parameter kind itself; its names must stay those written here.
+func TestControllersNameTheParamKindAlike(t *testing.T) {
+	file := filepath.Join("..", "..", "..", "controllers", "featuregates", "backend.go")
+	f, err := parser.ParseFile(token.NewFileSet(), file, nil, 0)
+	if err != nil {
+		t.Fatalf("reading the controller package's names: %v", err)
+	}
+	got := map[string]string{}
+	for _, d := range f.Decls {
+		g, ok := d.(*ast.GenDecl)
+		if !ok || g.Tok != token.CONST {
+			continue
+		}
+		for _, s := range g.Specs {
+			v := s.(*ast.ValueSpec)
+			for i, name := range v.Names {
+				if i < len(v.Values) {
+					if lit, ok := v.Values[i].(*ast.BasicLit); ok && lit.Kind == token.STRING {
+						got[name.Name], _ = strconv.Unquote(lit.Value)
+					}
+				}
+			}
+		}
+	}
+	for name, want := range map[string]string{
+		"ParamGroup": ParamGroup, "ParamVersion": ParamVersion, "ParamKind": ParamKind, "ParamResource": ParamResource,
+	} {
+		if got[name] != want {
+			t.Errorf("%s in %s is %q; featuregate-gen writes %q", name, file, got[name], want)
+		}
+	}
 }

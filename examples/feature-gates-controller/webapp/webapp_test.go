@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -31,15 +33,38 @@ import (
 )
 
 var (
-	cfg    *rest.Config
 	scheme = runtime.NewScheme()
-	// k8s talks to the API server directly, never through a cache.
+	// cfg and k8s are those of the backend the running subtest uses (see useBackend); the
+	// subtests run one after the other. k8s talks to the API server directly, never through
+	// a cache.
+	cfg *rest.Config
 	k8s client.Client
+	// backends are the servers the controller is tested on: this fork's kube-apiserver (the
+	// gates in the CRD), and the stock kube-apiserver with the admission policies of
+	// featuregate-gen policies (the gates in a CustomResourceFeatureGates object).
+	backends []*backend
 )
 
-// TestMain starts one envtest control plane from KUBEBUILDER_ASSETS, which must be the
-// fork's envtest assets (make envtest-assets): a kube-apiserver with CRDFieldLevelVersioning
-// on. Without them the tests fail; they do not skip.
+// backend is one kube-apiserver the controller runs against, and where its gates live.
+type backend struct {
+	name string
+	cfg  *rest.Config
+	k8s  client.Client
+	// gatesObject is the object holding the gate states, and gatesPath the JSON pointer of
+	// its gate list.
+	gatesObject client.Object
+	gatesPath   string
+}
+
+// useBackend points cfg and k8s at b.
+func useBackend(b *backend) {
+	cfg, k8s = b.cfg, b.k8s
+}
+
+// TestMain starts two envtest control planes: one from KUBEBUILDER_ASSETS, which must be the
+// fork's envtest assets (make envtest-assets), a kube-apiserver with CRDFieldLevelVersioning
+// on; and one with the stock kube-apiserver of STOCK_KUBE_APISERVER and the policies that
+// FEATUREGATE_GEN generates. Without them the tests fail; they do not skip.
 func TestMain(m *testing.M) {
 	os.Exit(run(m))
 }
@@ -63,26 +88,15 @@ func run(m *testing.M) int {
 		CRDInstallOptions:     envtest.CRDInstallOptions{Paths: []string{filepath.Join("..", "config", "webapp-crd.yaml")}},
 		ErrorIfCRDPathMissing: true,
 	}
-	var err error
-	cfg, err = env.Start()
+	native, err := startBackend("native", env)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "Starting envtest from KUBEBUILDER_ASSETS=%s: %v\n", os.Getenv("KUBEBUILDER_ASSETS"), err)
 		return 1
 	}
-	defer func() {
-		if err := env.Stop(); err != nil {
-			fmt.Fprintf(os.Stderr, "Stopping envtest: %v\n", err)
-		}
-	}()
-	k8s, err = client.New(cfg, client.Options{Scheme: scheme})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-
+	defer stopEnv(env)
 	// A kube-apiserver without the feature drops spec.customFeatureGates: say so plainly.
 	crd := &apiextensionsv1.CustomResourceDefinition{}
-	if err := k8s.Get(context.Background(), client.ObjectKey{Name: webapp.CRDName}, crd); err != nil {
+	if err := native.k8s.Get(context.Background(), client.ObjectKey{Name: webapp.CRDName}, crd); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
@@ -92,16 +106,125 @@ func run(m *testing.M) int {
 			webapp.CRDName, os.Getenv("KUBEBUILDER_ASSETS"))
 		return 1
 	}
+	native.gatesObject, native.gatesPath = crd, "/spec/customFeatureGates/featureGates"
+	backends = append(backends, native)
+
+	stock, stockEnv, err := startStock()
+	if stockEnv != nil {
+		defer stopEnv(stockEnv)
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "The stock backend: %v\n", err)
+		return 1
+	}
+	backends = append(backends, stock)
 	return m.Run()
+}
+
+func startBackend(name string, env *envtest.Environment) (*backend, error) {
+	c, err := env.Start()
+	if err != nil {
+		return nil, err
+	}
+	k, err := client.New(c, client.Options{Scheme: scheme})
+	if err != nil {
+		return nil, err
+	}
+	return &backend{name: name, cfg: c, k8s: k}, nil
+}
+
+func stopEnv(env *envtest.Environment) {
+	if err := env.Stop(); err != nil {
+		fmt.Fprintf(os.Stderr, "Stopping envtest: %v\n", err)
+	}
+}
+
+// startStock starts the stock kube-apiserver (STOCK_KUBE_APISERVER) and installs what
+// featuregate-gen policies (FEATUREGATE_GEN) generates from config/webapp-crd.yaml, as a
+// cluster admin would: the stock CRDs, then the policies and the parameter object.
+func startStock() (*backend, *envtest.Environment, error) {
+	apiserver, gen := os.Getenv("STOCK_KUBE_APISERVER"), os.Getenv("FEATUREGATE_GEN")
+	if apiserver == "" || gen == "" {
+		return nil, nil, fmt.Errorf("STOCK_KUBE_APISERVER (a stock kube-apiserver v1.37.1) and FEATUREGATE_GEN (featuregate-gen) must be set: run `make test-controllers` at the root of the fork, which builds both")
+	}
+	dir, err := os.MkdirTemp("", "webapp-stock-")
+	if err != nil {
+		return nil, nil, err
+	}
+	defer os.RemoveAll(dir)
+	out := filepath.Join(dir, "generated")
+	if b, err := exec.Command(gen, "policies", "--crds", filepath.Join("..", "config", "webapp-crd.yaml"), "--out", out).CombinedOutput(); err != nil {
+		return nil, nil, fmt.Errorf("featuregate-gen policies: %v\n%s", err, b)
+	}
+	env := &envtest.Environment{}
+	env.ControlPlane.GetAPIServer().Path = apiserver
+	b, err := startBackend("stock+policies", env)
+	if err != nil {
+		return nil, env, fmt.Errorf("starting %s: %w", apiserver, err)
+	}
+	kubectl := func(args ...string) error {
+		stdout, stderr, err := env.ControlPlane.KubeCtl().Run(args...)
+		if err != nil {
+			o, _ := io.ReadAll(stdout)
+			e, _ := io.ReadAll(stderr)
+			return fmt.Errorf("kubectl %s: %v\n%s%s", strings.Join(args, " "), err, o, e)
+		}
+		return nil
+	}
+	for _, args := range [][]string{
+		{"apply", "--server-side", "-f", filepath.Join(out, "crds")},
+		{"wait", "--for=condition=Established", "crd", "--all", "--timeout=60s"},
+		{"apply", "--server-side", "-f", filepath.Join(out, "policies")},
+	} {
+		if err := kubectl(args...); err != nil {
+			return nil, env, err
+		}
+	}
+	param := &unstructured.Unstructured{}
+	param.SetAPIVersion("featuregates.apiextensions.x-k8s.io/v1alpha1")
+	param.SetKind("CustomResourceFeatureGates")
+	param.SetName(webapp.CRDName)
+	b.gatesObject, b.gatesPath = param, "/spec/featureGates"
+	// Until the stock server publishes the CRD's schema, the policies refuse writes (they
+	// fail closed): wait for a dry-run create to pass.
+	ctx := context.Background()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		probe := webapp.New()
+		probe.SetNamespace("default")
+		probe.SetName("probe")
+		probe.Object["spec"] = map[string]interface{}{"replicas": int64(1)}
+		err := b.k8s.Create(ctx, probe, client.DryRunAll)
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			return nil, env, fmt.Errorf("a dry-run create of a WebApp still fails after 60s: %w", err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	return b, env, nil
 }
 
 // TestWebAppFollowsItsGate runs the controller in a manager and turns WebAppAutoscaling on
 // and off under it, as a cluster admin would, without restarting it.
 func TestWebAppFollowsItsGate(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			useBackend(b)
+			followsItsGate(t, b)
+		})
+	}
+}
+
+func followsItsGate(t *testing.T, b *backend) {
 	ctx, cancel := context.WithCancel(context.Background())
 	opts := webapp.ManagerOptions()
 	opts.Scheme = scheme
 	opts.Metrics = metricsserver.Options{BindAddress: "0"}
+	// One manager per backend, one after the other, in one process.
+	skip := true
+	opts.Controller.SkipNameValidation = &skip
 	mgr, err := ctrl.NewManager(cfg, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -150,7 +273,7 @@ func TestWebAppFollowsItsGate(t *testing.T) {
 	})
 
 	t.Run("enable: the controller picks the gate up within a second", func(t *testing.T) {
-		setGate(t, ctx, true)
+		setGate(t, ctx, b, true)
 		start := time.Now()
 		cond := waitFor(t, ctx, key, time.Second, "the controller to leave "+webapp.ReasonFeatureGateDisabled,
 			func(_ *unstructured.Unstructured, c *metav1.Condition) bool {
@@ -186,7 +309,7 @@ func TestWebAppFollowsItsGate(t *testing.T) {
 	})
 
 	t.Run("disable: the stored value is kept and the controller stops acting on it", func(t *testing.T) {
-		setGate(t, ctx, false)
+		setGate(t, ctx, b, false)
 		start := time.Now()
 		cond := waitFor(t, ctx, key, time.Second, "reason "+webapp.ReasonFeatureGateDisabled,
 			func(_ *unstructured.Unstructured, c *metav1.Condition) bool {
@@ -233,29 +356,36 @@ func TestWebAppFollowsItsGate(t *testing.T) {
 	})
 
 	t.Run("enable again: the controller acts on the stored value", func(t *testing.T) {
-		setGate(t, ctx, true)
+		setGate(t, ctx, b, true)
 		waitForConfigMap(t, ctx, cmKey, "5")
 	})
 }
 
 // setGate sets the gate's enabled with a JSON patch guarded by a test of its name, as
-// `kubectl featuregates enable|disable` does on a CRD that was not installed by server-side apply.
-func setGate(t *testing.T, ctx context.Context, enabled bool) {
+// `kubectl featuregates enable|disable` does on an object that was not installed by
+// server-side apply: the CRD on the native backend, the parameter object on stock.
+func setGate(t *testing.T, ctx context.Context, b *backend, enabled bool) {
 	t.Helper()
-	crd := &apiextensionsv1.CustomResourceDefinition{}
-	if err := k8s.Get(ctx, client.ObjectKey{Name: webapp.CRDName}, crd); err != nil {
+	obj := b.gatesObject.DeepCopyObject().(client.Object)
+	if err := k8s.Get(ctx, client.ObjectKey{Name: webapp.CRDName}, obj); err != nil {
 		t.Fatal(err)
 	}
+	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fields := strings.Split(strings.TrimPrefix(b.gatesPath, "/"), "/")
+	gates, _, _ := unstructured.NestedSlice(u, fields...)
 	index := -1
-	for i, g := range crd.Spec.CustomFeatureGates.FeatureGates {
-		if g.Name == webapp.Gate {
+	for i, g := range gates {
+		if m, ok := g.(map[string]interface{}); ok && m["name"] == webapp.Gate {
 			index = i
 		}
 	}
 	if index < 0 {
-		t.Fatalf("CRD %s does not declare %s", webapp.CRDName, webapp.Gate)
+		t.Fatalf("%s %s does not declare %s", obj.GetObjectKind().GroupVersionKind().Kind, webapp.CRDName, webapp.Gate)
 	}
-	path := fmt.Sprintf("/spec/customFeatureGates/featureGates/%d", index)
+	path := fmt.Sprintf("%s/%d", b.gatesPath, index)
 	patch, err := json.Marshal([]map[string]interface{}{
 		{"op": "test", "path": path + "/name", "value": webapp.Gate},
 		{"op": "add", "path": path + "/enabled", "value": enabled},
@@ -263,7 +393,7 @@ func setGate(t *testing.T, ctx context.Context, enabled bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := k8s.Patch(ctx, crd, client.RawPatch(types.JSONPatchType, patch)); err != nil {
+	if err := k8s.Patch(ctx, obj, client.RawPatch(types.JSONPatchType, patch)); err != nil {
 		t.Fatalf("enabled=%v on %s of %s: %v", enabled, webapp.Gate, webapp.CRDName, err)
 	}
 }
