@@ -63,6 +63,40 @@ spec:
       matchLabels: {later-mutators: "true"}
 `
 
+// removeStepRetry is a MutatingAdmissionPolicy that removes .spec.steps[1].retry (a list
+// without keys) from a Widget labelled later-remove-step=true: a later mutator that edits a
+// stored value in place inside an item.
+const removeStepRetry = `
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicy
+metadata: {name: later-remove-step-retry}
+spec:
+  matchConstraints:
+    resourceRules:
+    - apiGroups: [stockpolicies.example.com]
+      apiVersions: [v1]
+      operations: [UPDATE]
+      resources: [widgets]
+  matchConditions:
+  - name: labelled
+    expression: 'has(object.metadata.labels) && object.metadata.labels.exists(k, k == "later-remove-step")'
+  failurePolicy: Fail
+  reinvocationPolicy: IfNeeded
+  mutations:
+  - patchType: JSONPatch
+    jsonPatch:
+      expression: 'has(object.spec.steps) && size(object.spec.steps) > 1 && has(object.spec.steps[1].retry) ? [JSONPatch{op: "remove", path: "/spec/steps/1/retry"}] : []'
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicyBinding
+metadata: {name: later-remove-step-retry}
+spec:
+  policyName: later-remove-step-retry
+  matchResources:
+    namespaceSelector:
+      matchLabels: {later-mutators: "true"}
+`
+
 // TestLaterMutators: on stock, our mutating policy is one mutator among others. A second
 // mutating policy, or a mutating webhook that is reinvoked after ours, sets
 // .spec.replicas (ReplicasFeatureGate off) after our policy removed it. The last guard
@@ -261,6 +295,56 @@ webhooks:
 		}
 		for _, b := range []*backend{ours, stock} {
 			b.kubectl("", "delete", "crontabs", "--all", "-n", laterNamespace, "--wait=false")
+		}
+	})
+
+	// A stored value inside an item of a list without keys, removed in place by a later
+	// mutating policy: our server keeps it; on stock the guard refuses the update (the list
+	// is the stored one but for that value, so the rule keeps it), and the value stays.
+	t.Run("a mutating policy that removes a stored value inside an item of a list without keys", func(t *testing.T) {
+		const name = "stored-step-retry"
+		for _, b := range []*backend{ours, stock} {
+			if err := b.setGates(widgetCRD, map[string]bool{"StepRetryGate": true}); err != nil {
+				t.Fatal(err)
+			}
+			if a := b.request(http.MethodPost, objectPath(widgetCRD, laterNamespace, "", ""), nil, "application/json",
+				object(widgetCRD, laterNamespace, name, `{"spec":{"steps":[{"name":"a","retry":1},{"name":"b","retry":2}]}}`)); a.code != http.StatusCreated {
+				t.Fatalf("%s: create %s: HTTP %d: %s", b.name, name, a.code, a.body)
+			}
+			if err := b.setGates(widgetCRD, map[string]bool{"StepRetryGate": false}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := b.mustKubectl(removeStepRetry, "apply", "-f", "-"); err != nil {
+				t.Fatal(err)
+			}
+			defer b.kubectl("", "delete", "mutatingadmissionpolicy,mutatingadmissionpolicybinding", "later-remove-step-retry", "--ignore-not-found")
+		}
+		for _, b := range []*backend{ours, stock} {
+			var a answer
+			acted := false
+			// The server loads the policy asynchronously: patch until it has acted (on ours,
+			// the update was gated: no change persisted; on stock, a refusal) or 30 s passed.
+			for deadline := time.Now().Add(30 * time.Second); !acted && time.Now().Before(deadline); time.Sleep(500 * time.Millisecond) {
+				a = b.request(http.MethodPatch, objectPath(widgetCRD, laterNamespace, name, ""), nil, "application/merge-patch+json",
+					[]byte(fmt.Sprintf(`{"metadata":{"labels":{"later-remove-step":"true","try":%q}}}`, time.Now().Format("150405.000"))))
+				acted = b.name == backendOurs || a.code != http.StatusOK
+			}
+			obj, err := b.etcdObject(widgetCRD, laterNamespace, name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v, _ := lookup(obj, "spec", "steps", "1", "retry"); v != float64(2) && v != int64(2) {
+				t.Errorf("%s: the stored steps[1].retry is %v after the update; want 2 (StepRetryGate off)", b.name, v)
+			}
+			switch {
+			case b.name == backendOurs && a.code != http.StatusOK:
+				t.Errorf("%s: HTTP %d: %s; want 200", b.name, a.code, a.body)
+			case b.name == backendStock && (a.code != http.StatusUnprocessableEntity || !strings.Contains(string(a.body), "only the stored value may be here")):
+				t.Errorf("%s: HTTP %d: %s; want the guard's 422", b.name, a.code, a.body)
+			}
+		}
+		for _, b := range []*backend{ours, stock} {
+			b.kubectl("", "delete", "widgets", "--all", "-n", laterNamespace, "--wait=false")
 		}
 	})
 	if calls == 0 {

@@ -95,7 +95,11 @@ func notLetIn(a anchor, steps []step, d int, certain bool) string {
 	byKey := fmt.Sprintf("%s.all(%s, %s)", v, k,
 		let(c, fmt.Sprintf("%s.hasValue() && type(%s.value()) == map ? %s.value()[?%s] : optional.none()", sv, sv, sv, k), item(v+"["+k+"]", c, certain)))
 	elsewhere := fmt.Sprintf("%s.exists(%s, %s)", o, c, item(x, "optional.of("+c+")", false))
+	inPlace := ""
 	if belowNames, more := splitRun(below); len(below) > 0 && len(more) == 0 {
+		if len(belowNames) == 1 {
+			inPlace = " && " + keptInPlace(v, o, belowNames[0], d)
+		}
 		// The value at a field of an item: an item that does not hold what the stored item at
 		// its index holds may hold a value only as often as the stored items do, so that a
 		// value moves with its item but is not copied into another.
@@ -106,10 +110,10 @@ func notLetIn(a anchor, steps []step, d int, certain bool) string {
 		elsewhere = let(vv, at(x), fmt.Sprintf("!%s.hasValue() || size(%s.filter(%s, %s == %s)) <= size(%s.filter(%s, %s == %s))",
 			vv, v, y, at(y), vv, o, y, at(y), vv))
 	}
-	keyless := let(o, storedList, fmt.Sprintf("lists.range(size(%s)).all(%s, %s)", v, i,
+	keyless := let(o, storedList, fmt.Sprintf("lists.range(size(%s)).all(%s, %s)%s", v, i,
 		let(x, v+"["+i+"]", fmt.Sprintf("%s || %s",
 			item(x, fmt.Sprintf("(%s < size(%s) ? optional.of(%s[%s]) : optional.none())", i, o, o, i), false),
-			elsewhere))))
+			elsewhere)), inPlace))
 	switch {
 	case node == nil:
 		// Below x-kubernetes-preserve-unknown-fields: the value's own type says which.
@@ -131,6 +135,27 @@ func notLetIn(a anchor, steps []step, d int, certain bool) string {
 	default:
 		return bind(fmt.Sprintf("(type(%s) != list || %s)", v, keyless))
 	}
+}
+
+// keptInPlace returns the CEL condition that, in the list without keys v (the result) with
+// the stored items o, every stored value at the items' field name is still there, unchanged,
+// when the result is the stored list but for that field: same size, and each item the stored
+// item at its index but for name. Then no item was moved, added, removed or edited, the rule
+// pairs every item with the stored one at its index, and keeps its value; a later mutator that
+// removed or changed the value in place is refused. Where the write changed the list
+// otherwise, the guard cannot tell which stored item an item continues, and does not judge
+// losses there (docs/stock-clusters.md).
+func keptInPlace(v, o, name string, d int) string {
+	j, sp, rp, q := fmt.Sprintf("gj%d", d), fmt.Sprintf("gp%d", d), fmt.Sprintf("gr%d", d), fmt.Sprintf("gq%d", d)
+	f := celString(name)
+	each := func(cond string) string {
+		return fmt.Sprintf("lists.range(size(%s)).all(%s, %s)", o, j, let(sp, o+"["+j+"]", let(rp, v+"["+j+"]", cond)))
+	}
+	sameBut := fmt.Sprintf("(type(%s) == map && type(%s) == map ? %s.all(%s, %s == %s || (%s in %s && %s[%s] == %s[%s])) && %s.all(%s, %s == %s || %s in %s) : %s == %s)",
+		sp, rp, rp, q, q, f, q, sp, sp, q, rp, q, sp, q, q, f, q, rp, sp, rp)
+	kept := fmt.Sprintf("!(type(%s) == map && %s in %s) || (type(%s) == map && %s in %s && %s[%s] == %s[%s])",
+		sp, f, sp, rp, f, rp, rp, f, sp, f)
+	return fmt.Sprintf("(size(%s) != size(%s) || !%s || %s)", o, v, each(sameBut), each(kept))
 }
 
 func isListMap(node *structuralschema.Structural) bool {
