@@ -279,6 +279,12 @@ fuzz: $(STAMPS)/build ## Run every fuzz target for FUZZTIME each (default 1m).
 fuzz-writes: $(STAMPS)/build ## The model-based write fuzzer on a real etcd and server: FUZZ_WRITES writes (default 100000; make test runs 300), FUZZ_SEED to replay, FUZZ_KEEP_GOING=1 to count every failure.
 	FUZZ_WRITES=$(FUZZ_WRITES) go test $(GOTESTFLAGS) -count=1 -timeout 6h -v -run '^TestFieldGatesWritesAgainstModel$$' ./test/integration/ 2>&1 | grep -vE '^([WIE][0-9]{4} |\{"level")'; exit $${PIPESTATUS[0]}
 
+BOTH_BACKENDS_WRITES ?= 3000
+.PHONY: fuzz-both-backends
+fuzz-both-backends: $(STOCK_APISERVER) $(BINARIES) ## The differential write fuzzer on our server and stock + policies: BOTH_BACKENDS_WRITES writes (default 3000; make test runs 120), BOTH_BACKENDS_SEED to replay.
+	STOCK_POLICIES_BIN_DIR=$(CURDIR)/$(BIN) STOCK_POLICIES_APISERVER=$(abspath $(STOCK_APISERVER)) BOTH_BACKENDS_WRITES=$(BOTH_BACKENDS_WRITES) \
+	  go test ./test/stockpolicies -count=1 -timeout 3h -v -run '^TestWritesOnBothBackends$$'
+
 .PHONY: clean
 clean: ## Remove build output and stamps (upstream files stay; `git clean -xfd` removes them).
 	rm -rf $(OUT)

@@ -180,6 +180,39 @@ func TestMutatingUnknownFields(t *testing.T) {
 	}
 }
 
+// TestMutatingUntypedParent: below a field that keeps unknown fields and has no type, a value
+// may be of any kind. Where it is not an object, it holds no gated field, and the policy
+// leaves it as sent (it does not fail on selecting a field of a list or a scalar).
+func TestMutatingUntypedParent(t *testing.T) {
+	res, err := Generate(mustCRD(t, strings.Replace(unknownCRD, "                type: object\n                x-kubernetes-preserve-unknown-fields: true", "                x-kubernetes-preserve-unknown-fields: true", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := compileMutating(t, res.Mutating)
+	plug := func(spec string) map[string]interface{} {
+		return mustObj(t, "{apiVersion: t.example.com/v1, kind: Plug, metadata: {name: x, namespace: default}, spec: "+spec+"}")
+	}
+	for _, tc := range []struct {
+		name           string
+		old, obj, want map[string]interface{}
+	}{
+		{name: "made a list", old: plug("{config: {mode: m}}"), obj: plug("{config: [plain]}"), want: plug("{config: [plain]}")},
+		{name: "made a scalar", old: plug("{config: {mode: m}}"), obj: plug("{config: plain}"), want: plug("{config: plain}")},
+		{name: "created a list", obj: plug("{config: [plain]}"), want: plug("{config: [plain]}")},
+		{name: "an object again", old: plug("{config: [plain]}"), obj: plug("{config: {token: t, mode: m}}"), want: plug("{config: {mode: m}}")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := run(withStates(res), normalize(t, tc.obj), normalize(t, tc.old))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if js(got) != js(normalize(t, tc.want)) {
+				t.Errorf("got  %s\nwant %s", js(got), js(normalize(t, tc.want)))
+			}
+		})
+	}
+}
+
 const nullableCRD = `
 apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition

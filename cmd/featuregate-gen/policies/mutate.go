@@ -140,7 +140,8 @@ func (a anchor) oldAt(names []string) string {
 // an error, which fails the write.
 func selectNames(e string, opt bool, node *structuralschema.Structural, untyped bool, names []string) string {
 	for _, n := range names {
-		if node == nil && !untyped {
+		// A node without a type (x-kubernetes-preserve-unknown-fields) says no more than none.
+		if (node == nil && !untyped) || (node != nil && node.Type != "object") {
 			if !opt {
 				e = "optional.of(" + e + ")"
 			}
