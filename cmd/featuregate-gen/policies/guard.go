@@ -18,6 +18,7 @@ package policies
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
@@ -98,7 +99,7 @@ func notLetIn(a anchor, steps []step, d int, certain bool) string {
 	inPlace := ""
 	if belowNames, more := splitRun(below); len(below) > 0 && len(more) == 0 {
 		if len(belowNames) == 1 {
-			inPlace = " && " + keptInPlace(v, o, belowNames[0], d)
+			inPlace = " && " + keptInPlace(v, o, belowNames[0], rest[0].node, d)
 		}
 		// The value at a field of an item: an item that does not hold what the stored item at
 		// its index holds may hold a value only as often as the stored items do, so that a
@@ -145,7 +146,12 @@ func notLetIn(a anchor, steps []step, d int, certain bool) string {
 // removed or changed the value in place is refused. Where the write changed the list
 // otherwise, the guard cannot tell which stored item an item continues, and does not judge
 // losses there (docs/stock-clusters.md).
-func keptInPlace(v, o, name string, d int) string {
+//
+// Where the items' schema lists their properties and keeps no unknown fields, only those
+// properties are compared: a field the schema does not know, which a later mutator may add,
+// is pruned after validation, so it must not make a list that is stored as it was look
+// changed.
+func keptInPlace(v, o, name string, item *structuralschema.Structural, d int) string {
 	j, sp, rp, q := fmt.Sprintf("gj%d", d), fmt.Sprintf("gp%d", d), fmt.Sprintf("gr%d", d), fmt.Sprintf("gq%d", d)
 	f := celString(name)
 	each := func(cond string) string {
@@ -153,6 +159,21 @@ func keptInPlace(v, o, name string, d int) string {
 	}
 	sameBut := fmt.Sprintf("(type(%s) == map && type(%s) == map ? %s.all(%s, %s == %s || (%s in %s && %s[%s] == %s[%s])) && %s.all(%s, %s == %s || %s in %s) : %s == %s)",
 		sp, rp, rp, q, q, f, q, sp, sp, q, rp, q, sp, q, q, f, q, rp, sp, rp)
+	if item != nil && item.Type == "object" && len(item.Properties) > 0 && !item.Extensions.XPreserveUnknownFields {
+		var props []string
+		for p := range item.Properties {
+			if p != name {
+				props = append(props, p)
+			}
+		}
+		sort.Strings(props)
+		eq := []string{"true"}
+		for _, p := range props {
+			k := celString(p)
+			eq = append(eq, fmt.Sprintf("(%s in %s) == (%s in %s) && (!(%s in %s) || %s[%s] == %s[%s])", k, sp, k, rp, k, sp, sp, k, rp, k))
+		}
+		sameBut = fmt.Sprintf("(type(%s) == map && type(%s) == map ? %s : %s == %s)", sp, rp, strings.Join(eq, " && "), sp, rp)
+	}
 	kept := fmt.Sprintf("!(type(%s) == map && %s in %s) || (type(%s) == map && %s in %s && %s[%s] == %s[%s])",
 		sp, f, sp, rp, f, rp, rp, f, sp, f)
 	return fmt.Sprintf("(size(%s) != size(%s) || !%s || %s)", o, v, each(sameBut), each(kept))

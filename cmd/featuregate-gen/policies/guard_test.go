@@ -101,6 +101,7 @@ func TestGuard(t *testing.T) {
 		{name: "a stored value removed in place in a list without keys", res: shapes, old: thing("{steps: [{name: a, retry: 1}, {name: b, retry: 2}]}"), obj: thing("{steps: [{name: a, retry: 1}, {name: b}]}"), refused: "spec.steps[*].retry"},
 		{name: "a stored value changed in place in a list without keys", res: shapes, old: thing("{steps: [{name: a, retry: 1}]}"), obj: thing("{steps: [{name: a, retry: 2}]}"), refused: "spec.steps[*].retry"},
 		{name: "values swapped between equal items in place", res: shapes, old: thing("{steps: [{name: a, retry: 1}, {name: a, retry: 2}]}"), obj: thing("{steps: [{name: a, retry: 2}, {name: a, retry: 1}]}"), refused: "spec.steps[*].retry"},
+		{name: "a stored value removed in place, and a field the schema does not know added", res: shapes, old: thing("{steps: [{name: a, retry: 1}]}"), obj: thing("{steps: [{name: a, zzz: 1}]}"), refused: "spec.steps[*].retry"},
 		{name: "items moved, equal items' values in place", res: shapes, old: thing("{steps: [{name: x}, {name: a, retry: 1}, {name: a}]}"), obj: thing("{steps: [{name: a, retry: 1}, {name: a}, {name: x}]}")},
 		{name: "an item inserted before equal items", res: shapes, old: thing("{steps: [{name: b}, {name: a}, {name: a, retry: 2}]}"), obj: thing("{steps: [{name: new}, {name: b}, {name: a}, {name: a, retry: 2}]}")},
 		{name: "an item edited besides its stored value, which it lost", res: shapes, old: thing("{steps: [{name: a, retry: 1}]}"), obj: thing("{steps: [{name: b}]}")},
