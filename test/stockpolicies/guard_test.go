@@ -63,40 +63,6 @@ spec:
       matchLabels: {later-mutators: "true"}
 `
 
-// removeStepRetry is a MutatingAdmissionPolicy that removes .spec.steps[1].retry (a list
-// without keys) from a Widget labelled later-remove-step=true: a later mutator that edits a
-// stored value in place inside an item.
-const removeStepRetry = `
-apiVersion: admissionregistration.k8s.io/v1
-kind: MutatingAdmissionPolicy
-metadata: {name: later-remove-step-retry}
-spec:
-  matchConstraints:
-    resourceRules:
-    - apiGroups: [stockpolicies.example.com]
-      apiVersions: [v1]
-      operations: [UPDATE]
-      resources: [widgets]
-  matchConditions:
-  - name: labelled
-    expression: 'has(object.metadata.labels) && object.metadata.labels.exists(k, k == "later-remove-step")'
-  failurePolicy: Fail
-  reinvocationPolicy: IfNeeded
-  mutations:
-  - patchType: JSONPatch
-    jsonPatch:
-      expression: 'has(object.spec.steps) && size(object.spec.steps) > 1 && has(object.spec.steps[1].retry) ? [JSONPatch{op: "remove", path: "/spec/steps/1/retry"}] : []'
----
-apiVersion: admissionregistration.k8s.io/v1
-kind: MutatingAdmissionPolicyBinding
-metadata: {name: later-remove-step-retry}
-spec:
-  policyName: later-remove-step-retry
-  matchResources:
-    namespaceSelector:
-      matchLabels: {later-mutators: "true"}
-`
-
 // TestLaterMutators: on stock, our mutating policy is one mutator among others. A second
 // mutating policy, or a mutating webhook that is reinvoked after ours, sets
 // .spec.replicas (ReplicasFeatureGate off) after our policy removed it. The last guard
@@ -134,7 +100,20 @@ func TestLaterMutators(t *testing.T) {
 		}
 		resp := map[string]interface{}{"uid": review.Request.UID, "allowed": true}
 		_, has := review.Request.Object.Spec["replicas"]
+		if r.URL.Path == "/steps" {
+			// Widgets labelled later-remove-step=true: steps[1].retry removed.
+			steps, _ := review.Request.Object.Spec["steps"].([]interface{})
+			if review.Request.Object.Metadata.Labels["later-remove-step"] == "true" && len(steps) > 1 {
+				if item, _ := steps[1].(map[string]interface{}); item != nil {
+					if _, ok := item["retry"]; ok {
+						resp["patchType"] = "JSONPatch"
+						resp["patch"] = base64.StdEncoding.EncodeToString([]byte(`[{"op":"remove","path":"/spec/steps/1/retry"}]`))
+					}
+				}
+			}
+		}
 		switch {
+		case r.URL.Path == "/steps": // nothing else for widgets
 		case review.Request.Object.Metadata.Labels["later-remove"] == "true" && has:
 			resp["patchType"] = "JSONPatch"
 			resp["patch"] = base64.StdEncoding.EncodeToString([]byte(`[{"op":"remove","path":"/spec/replicas"}]`))
@@ -168,6 +147,28 @@ webhooks:
   reinvocationPolicy: IfNeeded
   timeoutSeconds: 5
 `, hook.URL+"/mutate", caBundle)
+	// removeStepRetry: the same server removes a Widget's stored steps[1].retry, in place
+	// inside an item of a list without keys. A webhook runs after every mutating policy.
+	removeStepRetry := fmt.Sprintf(`
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingWebhookConfiguration
+metadata: {name: later-remove-step-retry}
+webhooks:
+- name: steps.later.example.com
+  clientConfig: {url: %q, caBundle: %s}
+  rules:
+  - apiGroups: [stockpolicies.example.com]
+    apiVersions: [v1]
+    operations: [UPDATE]
+    resources: [widgets]
+  namespaceSelector:
+    matchLabels: {later-mutators: "true"}
+  sideEffects: None
+  admissionReviewVersions: [v1]
+  failurePolicy: Fail
+  reinvocationPolicy: IfNeeded
+  timeoutSeconds: 5
+`, hook.URL+"/steps", caBundle)
 
 	for _, b := range []*backend{ours, stock} {
 		if _, err := b.mustKubectl("", "create", "namespace", laterNamespace); err != nil && !strings.Contains(err.Error(), "AlreadyExists") {
@@ -299,9 +300,9 @@ webhooks:
 	})
 
 	// A stored value inside an item of a list without keys, removed in place by a later
-	// mutating policy: our server keeps it; on stock the guard refuses the update (the list
+	// mutating webhook: our server keeps it; on stock the guard refuses the update (the list
 	// is the stored one but for that value, so the rule keeps it), and the value stays.
-	t.Run("a mutating policy that removes a stored value inside an item of a list without keys", func(t *testing.T) {
+	t.Run("a mutating webhook that removes a stored value inside an item of a list without keys", func(t *testing.T) {
 		const name = "stored-step-retry"
 		for _, b := range []*backend{ours, stock} {
 			if err := b.setGates(widgetCRD, map[string]bool{"StepRetryGate": true}); err != nil {
@@ -317,12 +318,12 @@ webhooks:
 			if _, err := b.mustKubectl(removeStepRetry, "apply", "-f", "-"); err != nil {
 				t.Fatal(err)
 			}
-			defer b.kubectl("", "delete", "mutatingadmissionpolicy,mutatingadmissionpolicybinding", "later-remove-step-retry", "--ignore-not-found")
+			defer b.kubectl("", "delete", "mutatingwebhookconfiguration", "later-remove-step-retry", "--ignore-not-found")
 		}
 		for _, b := range []*backend{ours, stock} {
 			var a answer
 			acted := false
-			// The server loads the policy asynchronously: patch until it has acted (on ours,
+			// The server loads the webhook asynchronously: patch until it has acted (on ours,
 			// the update was gated: no change persisted; on stock, a refusal) or 30 s passed.
 			for deadline := time.Now().Add(30 * time.Second); !acted && time.Now().Before(deadline); time.Sleep(500 * time.Millisecond) {
 				a = b.request(http.MethodPatch, objectPath(widgetCRD, laterNamespace, name, ""), nil, "application/merge-patch+json",
