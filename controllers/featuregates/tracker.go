@@ -95,8 +95,6 @@ type inputs struct {
 
 // snapshot holds what the rules say about one revision of the CRD.
 type snapshot struct {
-	// in is what the snapshot was computed from.
-	in inputs
 	// backend is where the gates of this revision live; "" without gates.
 	backend Backend
 	// crd is nil when the CRD does not exist (or the informer has not synced yet). On the
@@ -151,7 +149,7 @@ func NewTrackerForClient(client clientset.Interface, crdName string) (*Tracker, 
 // native backend only).
 func NewTrackerForClients(client clientset.Interface, dyn dynamic.Interface, crdName string) (*Tracker, error) {
 	if client == nil {
-		return nil, fmt.Errorf("featuregates: NewTrackerForClient needs a client")
+		return nil, fmt.Errorf("featuregates: NewTrackerForClients needs a client")
 	}
 	if crdName == "" {
 		return nil, fmt.Errorf("featuregates: the CRD name is empty; pass the CRD's metadata.name, such as crontabs.stable.example.com")
@@ -286,7 +284,7 @@ func (t *Tracker) GateStates() map[string]bool {
 
 func newSnapshot(in inputs) *snapshot {
 	crd, backend := gatedCRD(in)
-	s := &snapshot{in: in, backend: backend, crd: crd, gates: gateStates(crd)}
+	s := &snapshot{backend: backend, crd: crd, gates: gateStates(crd)}
 	empty := map[fieldKey]fieldAnswer{}
 	s.fields.Store(&empty)
 	return s
