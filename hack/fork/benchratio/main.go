@@ -112,6 +112,19 @@ func spread(runs map[string]map[string][]float64, name, unit string) float64 {
 	return 0
 }
 
+// referenceUpstreamUpdateNs is upstream's own PrepareForUpdate of setup (a) on the machine
+// where the absolute budgets were set (docs/performance.md, 2026-11-24): 34.6 µs.
+const referenceUpstreamUpdateNs = 34600.0
+
+// machineScale is how much slower than the reference machine this run's machine is, by the
+// baseline measured in the same run, upstream's PrepareForUpdate (a): the absolute budgets
+// (5 µs over upstream, 50 ms for a CRD) are met on this machine when they are met scaled by
+// it. It is never below 1: a faster machine keeps the budgets as they are. Without the
+// baseline it is 1.
+func machineScale(upstreamUpdateNs float64) float64 {
+	return max(1, upstreamUpdateNs/referenceUpstreamUpdateNs)
+}
+
 // report writes the tables; it returns the number of goals missed. runs are the raw results,
 // for the baseline's own run-to-run spread.
 func report(w io.Writer, runs map[string]map[string][]float64, counts int) int {
@@ -128,6 +141,12 @@ func report(w io.Writer, runs map[string]map[string][]float64, counts int) int {
 	setups := []string{"a-upstream-no-gates", "b-50-gates-all-enabled", "c-50-gates-half-disabled-absent", "d-50-gates-half-disabled-present",
 		"e-2-versions-marks-half-disabled-present"}
 	ops := []string{"PrepareForCreate", "PrepareForUpdate", "WarningsOnUpdate", "Hook"}
+	scale := machineScale(res[strategy+"PrepareForUpdate/"+setups[0]]["ns/op"])
+	budget := func(ns float64) float64 { return ns * scale }
+	if scale > 1 {
+		fmt.Fprintf(w, "This machine: upstream's PrepareForUpdate (a) took %.1f µs in this run, %.2f x its %.1f µs on the reference machine; the absolute budgets below (5 µs, 50 ms) are scaled by %.2f.\n\n",
+			res[strategy+"PrepareForUpdate/"+setups[0]]["ns/op"]/1000, scale, referenceUpstreamUpdateNs/1000, scale)
+	}
 	if _, ok := res[strategy+ops[0]+"/"+setups[0]]; ok {
 		fmt.Fprintf(w, "Strategy, 100-field custom resource (medians of %d runs; baseline (a) = upstream, no gates)\n\n", counts)
 		fmt.Fprintf(w, "| operation | setup | ns/op | B/op | allocs/op | time vs (a) | extra vs (a) | extra allocs | goal |\n")
@@ -155,7 +174,7 @@ func report(w io.Writer, runs map[string]map[string][]float64, counts int) int {
 					goal = fmt.Sprintf("within 2%% (baseline spread %.1f%%), 0 extra allocs: %s",
 						100*spread(runs, baseName, "ns/op"), check(timeOK && allocsOK))
 				case "c", "d":
-					goal = "at most +5 µs: " + check(extra <= 5000)
+					goal = fmt.Sprintf("at most +%.2f µs: %s", budget(5000)/1000, check(extra <= budget(5000)))
 				case "e":
 					// Two gating steps and one conversion (the request object to the storage
 					// version) by an in-process converter standing in for a webhook; the stored
@@ -244,13 +263,13 @@ func report(w io.Writer, runs map[string]map[string][]float64, counts int) int {
 				goal := ""
 				if setup[:1] == "b" {
 					// the strategy goal of (c) and (d)
-					goal = "at most +5 µs: " + check(extra <= 5000)
+					goal = fmt.Sprintf("at most +%.2f µs: %s", budget(5000)/1000, check(extra <= budget(5000)))
 				}
 				fmt.Fprintf(w, "| %s | %s | %.0f | %.0f | %.0f | %.3f | %+.2f µs | %s |\n", op, setup, r["ns/op"], r["B/op"], r["allocs/op"], r["ns/op"]/base["ns/op"], extra/1000, goal)
 			}
 		}
 		if r, ok := res[openShift+"Hook/b-openshift-half-disabled"]; ok {
-			fmt.Fprintf(w, "\nThe fork's own work in the update (Hook, (b)): %.2f µs, %.0f allocs/op; goal at most 5 µs: %s\n", r["ns/op"]/1000, r["allocs/op"], check(r["ns/op"] <= 5000))
+			fmt.Fprintf(w, "\nThe fork's own work in the update (Hook, (b)): %.2f µs, %.0f allocs/op; goal at most %.2f µs: %s\n", r["ns/op"]/1000, r["allocs/op"], budget(5000)/1000, check(r["ns/op"] <= budget(5000)))
 		}
 		fmt.Fprintln(w)
 	}
@@ -287,7 +306,7 @@ func report(w io.Writer, runs map[string]map[string][]float64, counts int) int {
 			fmt.Fprintf(w, "| %d | %.2f | %.0f |\n", n, r["ns/op"]/1e6, r["ns/path"])
 		}
 		limit := res[validation+"paths=8192"]["ns/op"] / 1e6
-		fmt.Fprintf(w, "\n128 gates x 64 paths: %.1f ms, goal well under 50 ms: %s\n", limit, check(limit < 50))
+		fmt.Fprintf(w, "\n128 gates x 64 paths: %.1f ms, goal well under %.1f ms: %s\n", limit, budget(50), check(limit < budget(50)))
 		if len(perPath) == 4 {
 			fmt.Fprintf(w, "linear (ns/path at 8192 within 3x of that at 512): %s\n", check(perPath[3] <= 3*perPath[1]))
 		}

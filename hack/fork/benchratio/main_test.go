@@ -96,14 +96,31 @@ func TestReport(t *testing.T) {
 			wantLines: []string{
 				"| PrepareForCreate | a-upstream-no-gates | 2000 | 0 | 0 | 1.000 | +0.00 µs | +0 |  |",
 				"| PrepareForCreate | b-50-gates-all-enabled | 2010 | 0 | 0 | 1.005 | +0.01 µs | +0 | within 2% (baseline spread 100.0%), 0 extra allocs: met |",
-				"| PrepareForCreate | c-50-gates-half-disabled-absent | 6000 | 0 | 0 | 3.000 | +4.00 µs | +0 | at most +5 µs: met |",
+				"| PrepareForCreate | c-50-gates-half-disabled-absent | 6000 | 0 | 0 | 3.000 | +4.00 µs | +0 | at most +5.00 µs: met |",
 			},
 		},
 		{
 			name:       "(b) 3x slower, beyond the baseline's spread, and (c) 6 µs more: both missed",
 			input:      strategyLines("6000", "8000"),
 			wantMissed: 2,
-			wantLines:  []string{"0 extra allocs: MISSED", "at most +5 µs: MISSED"},
+			wantLines:  []string{"0 extra allocs: MISSED", "at most +5.00 µs: MISSED"},
+		},
+		{
+			name: "a machine twice as slow as the reference one: 8 µs more is within the scaled 10 µs",
+			input: "BenchmarkFieldGatesStrategy/PrepareForCreate/a-upstream-no-gates-2 \t 2000\t 1000 ns/op\t 0 B/op\t 0 allocs/op\n" +
+				"BenchmarkFieldGatesStrategy/PrepareForUpdate/a-upstream-no-gates-2 \t 2000\t 69200 ns/op\t 0 B/op\t 0 allocs/op\n" +
+				"BenchmarkFieldGatesStrategy/PrepareForUpdate/d-50-gates-half-disabled-present-2 \t 2000\t 77200 ns/op\t 0 B/op\t 0 allocs/op\n",
+			wantMissed: 0,
+			wantLines: []string{"69.2 µs in this run, 2.00 x its 34.6 µs on the reference machine",
+				"| PrepareForUpdate | d-50-gates-half-disabled-present | 77200 | 0 | 0 | 1.116 | +8.00 µs | +0 | at most +10.00 µs: met |"},
+		},
+		{
+			name: "as fast as the reference machine or faster: the budget stays 5 µs",
+			input: "BenchmarkFieldGatesStrategy/PrepareForCreate/a-upstream-no-gates-2 \t 2000\t 1000 ns/op\t 0 B/op\t 0 allocs/op\n" +
+				"BenchmarkFieldGatesStrategy/PrepareForUpdate/a-upstream-no-gates-2 \t 2000\t 20000 ns/op\t 0 B/op\t 0 allocs/op\n" +
+				"BenchmarkFieldGatesStrategy/PrepareForUpdate/d-50-gates-half-disabled-present-2 \t 2000\t 28000 ns/op\t 0 B/op\t 0 allocs/op\n",
+			wantMissed: 1,
+			wantLines:  []string{"+8.00 µs | +0 | at most +5.00 µs: MISSED"},
 		},
 		{
 			name: "CEL rules: (b) within 5% of (a) is met",
@@ -125,7 +142,7 @@ func TestReport(t *testing.T) {
 			input: "BenchmarkValidateCustomFeatureGates/paths=512-2 \t 20\t 1000000 ns/op\t 1953 ns/path\n" +
 				"BenchmarkValidateCustomFeatureGates/paths=8192-2 \t 20\t 60000000 ns/op\t 7324 ns/path\n",
 			wantMissed: 1,
-			wantLines:  []string{"128 gates x 64 paths: 60.0 ms, goal well under 50 ms: MISSED"},
+			wantLines:  []string{"128 gates x 64 paths: 60.0 ms, goal well under 50.0 ms: MISSED"},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

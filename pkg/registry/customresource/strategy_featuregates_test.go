@@ -576,3 +576,66 @@ func TestFieldGatesConversionNoneMarksOfOtherVersions(t *testing.T) {
 		})
 	}
 }
+
+// TestFieldGatesSharedStoredValues: gating keeps a stored object or list by putting the
+// stored one itself in the result, not a copy (featuregates.Index.PrepareForUpdate). Through
+// both steps of prepare (conversion None, the write in a version whose schema lacks a path
+// disabled in the storage version, so the stored object is read again in the storage
+// version), neither the update's old object nor the stored object read for it is modified,
+// and the result holds every stored value.
+func TestFieldGatesSharedStoredValues(t *testing.T) {
+	featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, apiextensionsfeatures.CRDFieldLevelVersioning, true)
+	object := structuralschema.Structural{Generic: structuralschema.Generic{Type: "object"}, Properties: map[string]structuralschema.Structural{
+		"a": {Generic: structuralschema.Generic{Type: "integer"}},
+		"b": {Generic: structuralschema.Generic{Type: "string"}},
+	}}
+	v1 := fieldGateTestSchema() // the storage version: replicas and config
+	spec := v1.Properties["spec"]
+	spec.Properties["config"] = object
+	v1.Properties["spec"] = spec
+	v2 := fieldGateTestSchema() // no replicas
+	spec = v2.Properties["spec"]
+	delete(spec.Properties, "replicas")
+	spec.Properties["config"] = object
+	v2.Properties["spec"] = spec
+
+	crd := fieldGateTestCRD(apiextensionsv1.NoneConverter, apiextensionsv1.CustomResourceDefinitionFeatureGate{
+		Name: "Gated", PreRelease: "alpha", FieldPaths: []string{".spec.replicas", ".spec.config"}})
+	crd.Name = "crontabs.stable.example.com"
+	crd.Spec.Versions = []apiextensionsv1.CustomResourceDefinitionVersion{{Name: "v1", Storage: true}, {Name: "v2"}}
+	g := NewFieldGates(crd, "v1", map[string]*structuralschema.Structural{"v1": v1, "v2": v2}, nil)
+	if !g.pruned["v2"] {
+		t.Fatalf("v2 lacks .spec.replicas: a write in v2 must be gated in v1 too")
+	}
+	stored := cr(t, "stable.example.com/v1", 1, `"spec":{"replicas":3,"image":"a","config":{"a":1,"b":"x"}}`)
+	stored.SetResourceVersion("7")
+	g.stored = storedObject{stored}
+	storedCopy := stored.DeepCopy()
+
+	for _, tc := range []struct{ name, content string }{
+		{name: "config sent back unchanged", content: `"spec":{"image":"b","config":{"a":1,"b":"x"}}`},
+		{name: "config changed", content: `"spec":{"image":"b","config":{"a":2}}`},
+		{name: "config left out", content: `"spec":{"image":"b"}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			old := cr(t, "stable.example.com/v2", 1, `"spec":{"image":"a","config":{"a":1,"b":"x"}}`)
+			old.SetResourceVersion("7")
+			oldCopy := old.DeepCopy()
+			kind := schema.GroupVersionKind{Group: "stable.example.com", Version: "v2", Kind: "CronTab"}
+			s := NewStrategy(nil, true, kind, nil, nil, nil, nil, nil, nil).WithFieldGates(g)
+			obj := cr(t, "stable.example.com/v2", 1, tc.content)
+			obj.SetResourceVersion("7")
+			s.PrepareForUpdate(context.Background(), obj, old)
+			want := map[string]interface{}{"replicas": float64(3), "image": "b", "config": map[string]interface{}{"a": float64(1), "b": "x"}}
+			if diff := cmp.Diff(want, jsonOf(t, obj)["spec"]); diff != "" {
+				t.Errorf("spec (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(oldCopy.Object, old.Object); diff != "" {
+				t.Errorf("the update's old object was modified (-before +after):\n%s", diff)
+			}
+			if diff := cmp.Diff(storedCopy.Object, stored.Object); diff != "" {
+				t.Errorf("the stored object was modified (-before +after):\n%s", diff)
+			}
+		})
+	}
+}

@@ -18,9 +18,8 @@ package featuregates
 
 import (
 	"fmt"
-	"sort"
+	"slices"
 
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
@@ -86,14 +85,16 @@ func (ix *Index) PrepareForCreate(obj map[string]interface{}, scope Scope) []Cha
 
 // PrepareForUpdate applies the gates to an update of oldObj into newObj, both in the
 // storage version's shape. For every effectively disabled path: where oldObj has a value,
-// newObj gets that value back (a copy); elsewhere the value is removed from newObj. A null
+// newObj gets that value back; elsewhere the value is removed from newObj. A null
 // sent for a parent of a stored value is treated like an absent parent: the parent gets the
 // stored value back. Items reached through [*] are correlated by key for maps, by their
 // list-map keys for lists of type map, and for other lists by what they hold outside the
 // disabled paths (see correlate): a stored value stays with its own item, whatever the write
 // does to the order of the list, and leaves with it when the item is removed. Where a path's
 // whole value is an item ([*] is the gated path), the stored items are kept as they are. A
-// nil oldObj means create. oldObj is never modified.
+// nil oldObj means create. oldObj is never modified, and a stored object or list that newObj
+// keeps is oldObj's own, not a copy (as upstream's strategy keeps the stored status): the
+// caller modifies neither afterwards.
 //
 // It returns an error, and newObj must not be persisted, only when a list without keys
 // changed so that the stored item that holds a disabled value cannot be told apart in the
@@ -102,7 +103,8 @@ func (ix *Index) PrepareForUpdate(newObj, oldObj map[string]interface{}, scope S
 	if !ix.HasDisabled() || newObj == nil {
 		return nil, nil
 	}
-	a := applier{scope: scope}
+	a := applier{scope: scope, targets: ix.targets}
+	a.at = a.atBuf[:0]
 	a.fields(ix.disabled, newObj, oldObj, true)
 	if a.err != nil {
 		return nil, a.err
@@ -113,7 +115,15 @@ func (ix *Index) PrepareForUpdate(newObj, oldObj map[string]interface{}, scope S
 	changes := a.changes
 	// In path order; a path reached more than once (through [*]) is one change, and a value
 	// not applied anywhere makes it NotApplied.
-	sort.SliceStable(changes, func(i, j int) bool { return changes[i].Path.before(changes[j].Path) })
+	slices.SortStableFunc(changes, func(x, y Change) int {
+		switch {
+		case x.Path.before(y.Path):
+			return -1
+		case y.Path.before(x.Path):
+			return 1
+		}
+		return 0
+	})
 	out := changes[:1]
 	for _, c := range changes[1:] {
 		last := &out[len(out)-1]
@@ -135,9 +145,16 @@ type applier struct {
 	// indexes), for the error of an ambiguous list; err is the first such error.
 	at  []step
 	err *field.Error
+	// atBuf holds at for paths of ordinary depth, and targets is the index's number of
+	// disabled paths, the usual number of changes at most: a write then allocates for neither.
+	atBuf   [8]step
+	targets int
 }
 
 func (a *applier) record(p *GatedPath, kind ChangeKind) {
+	if a.changes == nil {
+		a.changes = make([]Change, 0, a.targets)
+	}
 	a.changes = append(a.changes, Change{Kind: kind, Path: p})
 }
 
@@ -149,9 +166,8 @@ func (a *applier) value(n *node, newV interface{}, newHas bool, oldV interface{}
 		case oldHas:
 			if !newHas || !jsonEqual(newV, oldV) {
 				a.record(n.target, NotApplied)
-				return runtime.DeepCopyJSONValue(oldV), true
 			}
-			return newV, true
+			return oldV, true
 		case newHas:
 			a.record(n.target, Dropped)
 		}
@@ -192,7 +208,7 @@ func (a *applier) value(n *node, newV interface{}, newHas bool, oldV interface{}
 func (a *applier) replaced(n *node, held *GatedPath, newV interface{}, newHas bool, oldV interface{}) (interface{}, bool) {
 	if n.wildcard != nil && n.wildcard.target != nil && len(n.children) == 0 {
 		a.record(n.wildcard.target, NotApplied)
-		return runtime.DeepCopyJSONValue(oldV), true
+		return oldV, true
 	}
 	if newHas && newV != nil {
 		a.fail(a.kindChanged(held, newV))
@@ -248,7 +264,13 @@ func (a *applier) fields(n *node, newMap, oldMap map[string]interface{}, root bo
 		newV, newHas := newMap[name]
 		oldV, oldHas := oldMap[name]
 		if child.target != nil && newHas && oldHas && jsonEqual(newV, oldV) {
-			continue // the write leaves the stored value as it is: nothing to restore or write
+			// The write leaves the stored value as it is. An object or a list becomes the
+			// stored one itself, which CheckKept then finds in place without comparing it
+			// again; a scalar costs less to compare than to write.
+			if composite(oldV) {
+				newMap[name] = oldV
+			}
+			continue
 		}
 		a.at = append(a.at, step{field: name})
 		v, keep := a.value(child, newV, newHas, oldV, oldHas)
@@ -282,7 +304,7 @@ func (a *applier) mapValues(n *node, newMap, oldMap map[string]interface{}) {
 	for k, oldV := range oldMap {
 		if _, ok := newMap[k]; !ok {
 			a.record(n.target, NotApplied)
-			newMap[k] = runtime.DeepCopyJSONValue(oldV)
+			newMap[k] = oldV
 		}
 	}
 }
@@ -296,9 +318,8 @@ func (a *applier) list(n *node, items, oldItems []interface{}) []interface{} {
 		case len(oldItems) > 0:
 			if !jsonEqual(items, oldItems) {
 				a.record(t, NotApplied)
-				return runtime.DeepCopyJSONValue(oldItems).([]interface{})
 			}
-			return items
+			return oldItems
 		case len(items) > 0:
 			a.record(t, Dropped)
 		}

@@ -17,13 +17,16 @@ limitations under the License.
 package featuregates
 
 import (
+	"reflect"
+
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 )
 
 // jsonEqual reports whether two JSON values (as decoded into unstructured objects) are
 // equal, with the semantics of apiequality.Semantic.DeepEqual (an empty and a nil list or
 // map are equal) but without reflection for the JSON types, which is what every gated path
-// compares on a write.
+// compares on a write. An object or a list is equal to itself without a look inside: gating
+// keeps a stored value by putting the stored object or list itself in the result.
 func jsonEqual(a, b interface{}) bool {
 	switch x := a.(type) {
 	case string:
@@ -42,6 +45,9 @@ func jsonEqual(a, b interface{}) bool {
 		y, ok := b.(map[string]interface{})
 		if !ok || len(x) != len(y) {
 			return false
+		}
+		if len(x) > 0 && reflect.ValueOf(x).UnsafePointer() == reflect.ValueOf(y).UnsafePointer() {
+			return true
 		}
 		for k, xv := range x {
 			yv, found := y[k]
@@ -65,6 +71,9 @@ func jsonEqual(a, b interface{}) bool {
 		if !ok || len(x) != len(y) {
 			return false
 		}
+		if len(x) > 0 && &x[0] == &y[0] {
+			return true
+		}
 		for i := range x {
 			if !jsonEqual(x[i], y[i]) {
 				return false
@@ -75,4 +84,13 @@ func jsonEqual(a, b interface{}) bool {
 		return b == nil
 	}
 	return apiequality.Semantic.DeepEqual(a, b)
+}
+
+// composite reports whether v is an object or a list.
+func composite(v interface{}) bool {
+	switch v.(type) {
+	case map[string]interface{}, []interface{}:
+		return true
+	}
+	return false
 }

@@ -81,6 +81,9 @@ type Index struct {
 	deprecated []*GatedPath
 	// keyless is true when a disabled path goes through a list without keys (see SentLists).
 	keyless bool
+	// targets is the number of nodes of disabled that are a disabled path: a write that sends
+	// each once has as many changes.
+	targets int
 }
 
 // fieldChild is the child of a node for one field name.
@@ -395,6 +398,7 @@ func (ix *Index) addDisabled(p *GatedPath, schema *structuralschema.Structural) 
 	}
 	if n.target == nil {
 		n.target = p
+		ix.targets++
 		// The whole value is gated: deeper disabled paths are covered.
 		n.fields, n.wildcard = nil, nil
 	}
