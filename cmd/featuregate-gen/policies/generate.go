@@ -425,4 +425,41 @@ func (g *gen) generalDifferences() {
 		g.differ("", "", fmt.Sprintf("the storage version %s is not served and the CRD converts with a webhook: the policies match %s, whose schema a stock server does not publish, so writes may be refused (503); serve the storage version", g.storage, g.storage))
 	}
 	g.differ("", "", "the gates, their stages and the paths they guard are fixed when the policies are generated: a gate added to the parameter object guards nothing; the parameter object's preRelease, default and enabled are read on every write")
+	if g.res.Mutating != nil {
+		for _, p := range g.paths {
+			if mayHoldInteger(g.schema, p.path) {
+				g.differ(p.path.String(), p.gate, "an integer beyond ±2^53 stored at or below this path cannot be put back by the mutating policy (CEL hands it to the JSON patch as a string): while the path is disabled, a write that changes or leaves out such a stored value is refused (422), where our server keeps it; nothing is lost")
+			}
+		}
+	}
+}
+
+// mayHoldInteger reports whether the value at p in schema s, or a value below it, may be an
+// integer: a node of type integer, x-kubernetes-int-or-string, or a node whose schema does not
+// say (x-kubernetes-preserve-unknown-fields, or no schema at all).
+func mayHoldInteger(s *structuralschema.Structural, p featuregates.Path) bool {
+	steps := resolveSteps(p, s)
+	if len(steps) == 0 {
+		return false
+	}
+	var walk func(n *structuralschema.Structural, depth int) bool
+	walk = func(n *structuralschema.Structural, depth int) bool {
+		switch {
+		case n == nil || n.XPreserveUnknownFields || n.XIntOrString || n.Type == "integer":
+			return true
+		case depth > 64:
+			return false // a schema is finite; this only bounds a malformed one
+		case n.Items != nil && walk(n.Items, depth+1):
+			return true
+		case n.AdditionalProperties != nil && n.AdditionalProperties.Structural != nil && walk(n.AdditionalProperties.Structural, depth+1):
+			return true
+		}
+		for _, child := range n.Properties {
+			if walk(&child, depth+1) {
+				return true
+			}
+		}
+		return false
+	}
+	return walk(steps[len(steps)-1].node, 0)
 }

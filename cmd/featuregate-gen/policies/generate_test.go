@@ -241,3 +241,54 @@ func TestVersionsKeywordsAndRules(t *testing.T) {
 		}
 	}
 }
+
+// TestIntegerDifferences: a gated path that may hold an integer (an integer field, at or
+// below it, int-or-string, or unknown fields) is listed as a difference, since the mutating
+// policy cannot put back a stored integer beyond ±2^53; a path of strings is not.
+func TestIntegerDifferences(t *testing.T) {
+	schema := `              s: {type: string}
+              num: {type: integer}
+              o:
+                type: object
+                properties:
+                  name: {type: string}
+                  count: {type: integer}
+              ios: {x-kubernetes-int-or-string: true}
+              free: {type: object, x-kubernetes-preserve-unknown-fields: true}
+              names: {type: array, items: {type: string}}
+`
+	for _, tc := range []struct {
+		path   string
+		listed bool
+	}{
+		{".spec.s", false},
+		{".spec.names", false},
+		{".spec.num", true},
+		{".spec.o", true},
+		{".spec.o.name", false},
+		{".spec.o.count", true},
+		{".spec.ios", true},
+		{".spec.free", true},
+	} {
+		t.Run(tc.path, func(t *testing.T) {
+			crd := strings.Replace(gatesCRD, "GATES", "    - {name: A, preRelease: alpha, fieldPaths: ['"+tc.path+"']}", 1)
+			crd = strings.Replace(crd, "              a: {type: string}\n              b: {type: string}\n", schema, 1)
+			res, err := Generate(mustCRD(t, crd))
+			if err != nil {
+				t.Fatal(err)
+			}
+			listed := false
+			for _, d := range res.Differences {
+				if strings.Contains(d.What, "beyond ±2^53") {
+					listed = true
+					if d.Path != tc.path || d.Gate != "A" {
+						t.Errorf("difference at %q for gate %q, want %q and A", d.Path, d.Gate, tc.path)
+					}
+				}
+			}
+			if listed != tc.listed {
+				t.Errorf("integer difference listed = %t, want %t; differences: %v", listed, tc.listed, res.Differences)
+			}
+		})
+	}
+}
