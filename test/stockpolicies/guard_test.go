@@ -249,105 +249,74 @@ webhooks:
 		})
 	}
 
-	// A stored value that a later mutator removes: our server keeps it (gating runs after
-	// admission); on stock the guard refuses the update, and the value stays stored.
-	t.Run("a mutating webhook that removes a stored value", func(t *testing.T) {
-		const name = "stored-replicas"
-		for _, b := range []*backend{ours, stock} {
-			if err := b.setGates(crontabCRD, map[string]bool{"ReplicasFeatureGate": true}); err != nil {
-				t.Fatal(err)
+	// A stored value that a later mutating webhook removes, at a field or in place inside an
+	// item of a list without keys: our server keeps it (gating runs after admission); on stock
+	// the guard refuses the update (the result is the stored object but for that value, so the
+	// rule keeps it), and the value stays stored.
+	for _, tc := range []struct {
+		name, object, content, gate, webhook, webhookName, label, plural string
+		crd                                                              *crdInfo
+		at                                                               []string
+	}{
+		{name: "a mutating webhook that removes a stored value", crd: crontabCRD, plural: "crontabs",
+			object: "stored-replicas", content: `{"spec":{"cronSpec":"* * * * */5","image":"a","replicas":2}}`, at: []string{"spec", "replicas"},
+			gate: "ReplicasFeatureGate", webhook: webhook, webhookName: "later-default-replicas", label: "later-remove"},
+		{name: "a mutating webhook that removes a stored value inside an item of a list without keys", crd: widgetCRD, plural: "widgets",
+			object: "stored-step-retry", content: `{"spec":{"steps":[{"name":"a","retry":1},{"name":"b","retry":2}]}}`, at: []string{"spec", "steps", "1", "retry"},
+			gate: "StepRetryGate", webhook: removeStepRetry, webhookName: "later-remove-step-retry", label: "later-remove-step"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, b := range []*backend{ours, stock} {
+				if err := b.setGates(tc.crd, map[string]bool{tc.gate: true}); err != nil {
+					t.Fatal(err)
+				}
+				if a := b.request(http.MethodPost, objectPath(tc.crd, laterNamespace, "", ""), nil, "application/json",
+					object(tc.crd, laterNamespace, tc.object, tc.content)); a.code != http.StatusCreated {
+					t.Fatalf("%s: create %s: HTTP %d: %s", b.name, tc.object, a.code, a.body)
+				}
+				if err := b.setGates(tc.crd, map[string]bool{tc.gate: false}); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := b.mustKubectl(tc.webhook, "apply", "-f", "-"); err != nil {
+					t.Fatal(err)
+				}
+				defer b.kubectl("", "delete", "mutatingwebhookconfiguration", tc.webhookName, "--ignore-not-found")
 			}
-			if a := b.request(http.MethodPost, objectPath(crontabCRD, laterNamespace, "", ""), nil, "application/json",
-				object(crontabCRD, laterNamespace, name, `{"spec":{"cronSpec":"* * * * */5","image":"a","replicas":2}}`)); a.code != http.StatusCreated {
-				t.Fatalf("%s: create %s: HTTP %d: %s", b.name, name, a.code, a.body)
-			}
-			if err := b.setGates(crontabCRD, map[string]bool{"ReplicasFeatureGate": false}); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := b.mustKubectl(webhook, "apply", "-f", "-"); err != nil {
-				t.Fatal(err)
-			}
-			defer b.kubectl("", "delete", "mutatingwebhookconfiguration", "later-default-replicas", "--ignore-not-found")
-		}
-		for _, b := range []*backend{ours, stock} {
-			var a answer
-			// The server loads the webhook configuration asynchronously: patch until the
-			// webhook has acted (a refusal on stock) or 30 s have passed.
-			for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(500 * time.Millisecond) {
-				a = b.request(http.MethodPatch, objectPath(crontabCRD, laterNamespace, name, ""), nil, "application/merge-patch+json",
-					[]byte(fmt.Sprintf(`{"metadata":{"labels":{"later-remove":"true","try":%q}}}`, time.Now().Format("150405.000"))))
-				if b.name == backendOurs || a.code != http.StatusOK || time.Now().After(deadline) {
-					break
+			for _, b := range []*backend{ours, stock} {
+				var a answer
+				acted := false
+				// The server loads the webhook asynchronously: patch until it has acted (on
+				// ours, the update was gated: no change persisted; on stock, a refusal) or 30 s
+				// have passed.
+				for deadline := time.Now().Add(30 * time.Second); !acted && time.Now().Before(deadline); time.Sleep(500 * time.Millisecond) {
+					a = b.request(http.MethodPatch, objectPath(tc.crd, laterNamespace, tc.object, ""), nil, "application/merge-patch+json",
+						[]byte(fmt.Sprintf(`{"metadata":{"labels":{%q:"true","try":%q}}}`, tc.label, time.Now().Format("150405.000"))))
+					acted = b.name == backendOurs || a.code != http.StatusOK
+				}
+				obj, err := b.etcdObject(tc.crd, laterNamespace, tc.object)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var sent interface{}
+				if err := json.Unmarshal([]byte(tc.content), &sent); err != nil {
+					t.Fatal(err)
+				}
+				want, _ := lookup(sent, tc.at...)
+				if v, _ := lookup(obj, tc.at...); fmt.Sprint(v) != fmt.Sprint(want) {
+					t.Errorf("%s: the stored %s is %v after the update; want %v (%s off)", b.name, strings.Join(tc.at, "."), v, want, tc.gate)
+				}
+				switch {
+				case b.name == backendOurs && a.code != http.StatusOK:
+					t.Errorf("%s: HTTP %d: %s; want 200", b.name, a.code, a.body)
+				case b.name == backendStock && (a.code != http.StatusUnprocessableEntity || !strings.Contains(string(a.body), "only the stored value may be here")):
+					t.Errorf("%s: HTTP %d: %s; want the guard's 422", b.name, a.code, a.body)
 				}
 			}
-			obj, err := b.etcdObject(crontabCRD, laterNamespace, name)
-			if err != nil {
-				t.Fatal(err)
+			for _, b := range []*backend{ours, stock} {
+				b.kubectl("", "delete", tc.plural, "--all", "-n", laterNamespace, "--wait=false")
 			}
-			if v, _ := lookup(obj, "spec", "replicas"); v != float64(2) && v != int64(2) {
-				t.Errorf("%s: the stored replicas is %v after the update; want 2 (ReplicasFeatureGate off)", b.name, v)
-			}
-			switch {
-			case b.name == backendOurs && a.code != http.StatusOK:
-				t.Errorf("%s: HTTP %d: %s; want 200", b.name, a.code, a.body)
-			case b.name == backendStock && (a.code != http.StatusUnprocessableEntity || !strings.Contains(string(a.body), "only the stored value may be here")):
-				t.Errorf("%s: HTTP %d: %s; want the guard's 422", b.name, a.code, a.body)
-			}
-		}
-		for _, b := range []*backend{ours, stock} {
-			b.kubectl("", "delete", "crontabs", "--all", "-n", laterNamespace, "--wait=false")
-		}
-	})
-
-	// A stored value inside an item of a list without keys, removed in place by a later
-	// mutating webhook: our server keeps it; on stock the guard refuses the update (the list
-	// is the stored one but for that value, so the rule keeps it), and the value stays.
-	t.Run("a mutating webhook that removes a stored value inside an item of a list without keys", func(t *testing.T) {
-		const name = "stored-step-retry"
-		for _, b := range []*backend{ours, stock} {
-			if err := b.setGates(widgetCRD, map[string]bool{"StepRetryGate": true}); err != nil {
-				t.Fatal(err)
-			}
-			if a := b.request(http.MethodPost, objectPath(widgetCRD, laterNamespace, "", ""), nil, "application/json",
-				object(widgetCRD, laterNamespace, name, `{"spec":{"steps":[{"name":"a","retry":1},{"name":"b","retry":2}]}}`)); a.code != http.StatusCreated {
-				t.Fatalf("%s: create %s: HTTP %d: %s", b.name, name, a.code, a.body)
-			}
-			if err := b.setGates(widgetCRD, map[string]bool{"StepRetryGate": false}); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := b.mustKubectl(removeStepRetry, "apply", "-f", "-"); err != nil {
-				t.Fatal(err)
-			}
-			defer b.kubectl("", "delete", "mutatingwebhookconfiguration", "later-remove-step-retry", "--ignore-not-found")
-		}
-		for _, b := range []*backend{ours, stock} {
-			var a answer
-			acted := false
-			// The server loads the webhook asynchronously: patch until it has acted (on ours,
-			// the update was gated: no change persisted; on stock, a refusal) or 30 s passed.
-			for deadline := time.Now().Add(30 * time.Second); !acted && time.Now().Before(deadline); time.Sleep(500 * time.Millisecond) {
-				a = b.request(http.MethodPatch, objectPath(widgetCRD, laterNamespace, name, ""), nil, "application/merge-patch+json",
-					[]byte(fmt.Sprintf(`{"metadata":{"labels":{"later-remove-step":"true","try":%q}}}`, time.Now().Format("150405.000"))))
-				acted = b.name == backendOurs || a.code != http.StatusOK
-			}
-			obj, err := b.etcdObject(widgetCRD, laterNamespace, name)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if v, _ := lookup(obj, "spec", "steps", "1", "retry"); v != float64(2) && v != int64(2) {
-				t.Errorf("%s: the stored steps[1].retry is %v after the update; want 2 (StepRetryGate off)", b.name, v)
-			}
-			switch {
-			case b.name == backendOurs && a.code != http.StatusOK:
-				t.Errorf("%s: HTTP %d: %s; want 200", b.name, a.code, a.body)
-			case b.name == backendStock && (a.code != http.StatusUnprocessableEntity || !strings.Contains(string(a.body), "only the stored value may be here")):
-				t.Errorf("%s: HTTP %d: %s; want the guard's 422", b.name, a.code, a.body)
-			}
-		}
-		for _, b := range []*backend{ours, stock} {
-			b.kubectl("", "delete", "widgets", "--all", "-n", laterNamespace, "--wait=false")
-		}
-	})
+		})
+	}
 	if calls == 0 {
 		t.Errorf("the webhook was never called")
 	}

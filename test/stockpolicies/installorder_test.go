@@ -19,9 +19,6 @@ package stockpolicies
 import (
 	"fmt"
 	"net/http"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
 	"time"
 )
@@ -61,27 +58,7 @@ spec:
 func TestInstallOrder(t *testing.T) {
 	installed(t) // the parameter kind is installed
 	b := backendByName(t, backendStock)
-	dir := t.TempDir()
-	in := filepath.Join(dir, "order-crd.yaml")
-	if err := os.WriteFile(in, []byte(orderCRD), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(dir, "generated")
-	if o, err := exec.Command(filepath.Join(binDir, "featuregate-gen"), "policies", "--crds", in, "--out", out).CombinedOutput(); err != nil {
-		t.Fatalf("%s: %v\n%s", generatorCommand, err, o)
-	}
-	crdFile := filepath.Join(out, "crds", "orders.stockpolicies.example.com.yaml")
-	policyFile := filepath.Join(out, "policies", "orders.stockpolicies.example.com.yaml")
-	t.Cleanup(func() {
-		b.kubectl("", "delete", "--ignore-not-found", "-f", crdFile)
-		b.kubectl("", "delete", "--ignore-not-found", "-f", policyFile)
-	})
-	if _, err := b.mustKubectl("", "apply", "--server-side", "-f", policyFile); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := b.mustKubectl("", "apply", "--server-side", "-f", crdFile); err != nil {
-		t.Fatal(err)
-	}
+	generate(t, "orders.stockpolicies.example.com", []byte(orderCRD)).installOnStock(t, b)
 	c := &crdInfo{name: "orders.stockpolicies.example.com", group: "stockpolicies.example.com", version: "v1", resource: "orders", kind: "Order"}
 	stored, refused := 0, 0
 	deadline := time.Now().Add(60 * time.Second)
