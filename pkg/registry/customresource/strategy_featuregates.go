@@ -303,19 +303,35 @@ func (g *FieldGates) prepareInStorageVersion(ctx context.Context, newObj *unstru
 	if err != nil {
 		return nil, err
 	}
-	sent := g.storage.SentLists(stored.UnstructuredContent(), scope)
+	gv := newObj.GroupVersionKind().GroupVersion()
+	// With conversion None, decoding in a version that lacks a disabled path of the storage
+	// version also pruned the stored values of the part of the object the write does not
+	// change (a status write carries the stored spec, a main write the stored status, as
+	// decoded in this version): they come back as stored, and the last check covers them.
+	rest, restPruned := scope.Rest()
+	restPruned = restPruned && back == nil && g.pruned[gv.Version]
+	check := scope
+	if restPruned {
+		check = featuregates.ScopeAll
+	}
+	sent := g.storage.SentLists(stored.UnstructuredContent(), check)
 	changes, fieldErr := g.storage.PrepareForUpdate(stored.UnstructuredContent(), oldContent, scope)
 	if fieldErr != nil {
 		return nil, invalid(newObj, fieldErr)
 	}
 	if back == nil {
 		// Conversion None: the gated object is newObj itself.
-		if fieldErr := g.storage.CheckKept(stored.UnstructuredContent(), oldContent, sent, scope); fieldErr != nil {
+		if restPruned {
+			// Not the write's doing: no warning.
+			if _, fieldErr := g.storage.PrepareForUpdate(stored.UnstructuredContent(), oldContent, rest); fieldErr != nil {
+				return nil, invalid(newObj, fieldErr)
+			}
+		}
+		if fieldErr := g.storage.CheckKept(stored.UnstructuredContent(), oldContent, sent, check); fieldErr != nil {
 			return nil, invalid(newObj, fieldErr)
 		}
 		return changes, nil
 	}
-	gv := newObj.GroupVersionKind().GroupVersion()
 	if len(changes) > 0 {
 		if err := back(stored, newObj); err != nil {
 			return nil, err
@@ -327,10 +343,10 @@ func (g *FieldGates) prepareInStorageVersion(ctx context.Context, newObj *unstru
 	}
 	// Unchanged, stored is what the storage layer persists, and was just gated within the
 	// write's scope: only the rest of the object is left to check.
-	check := featuregates.ScopeAll
+	check = featuregates.ScopeAll
 	if len(changes) == 0 {
-		var rest bool
-		if check, rest = scope.Rest(); !rest {
+		var hasRest bool
+		if check, hasRest = scope.Rest(); !hasRest {
 			return changes, nil
 		}
 	}

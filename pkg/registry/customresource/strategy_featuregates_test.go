@@ -639,3 +639,71 @@ func TestFieldGatesSharedStoredValues(t *testing.T) {
 		})
 	}
 }
+
+// TestFieldGatesPrunedVersionOtherScope: with conversion None, decoding in a version whose
+// schema lacks a path disabled in the storage version prunes the stored value there from the
+// object an update starts from, also in the part of the object the write does not change: a
+// status write carries the stored spec, a main write the stored status. Both come back as
+// stored; only the value in the write's own part draws a warning (the version cannot send it).
+func TestFieldGatesPrunedVersionOtherScope(t *testing.T) {
+	featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, apiextensionsfeatures.CRDFieldLevelVersioning, true)
+	object := structuralschema.Structural{Generic: structuralschema.Generic{Type: "object"}, Properties: map[string]structuralschema.Structural{
+		"k": {Generic: structuralschema.Generic{Type: "string"}},
+	}}
+	v1 := fieldGateTestSchema() // the storage version: spec.extra and status.only
+	spec, status := v1.Properties["spec"], v1.Properties["status"]
+	spec.Properties["extra"], status.Properties["only"] = object, object
+	v1.Properties["spec"], v1.Properties["status"] = spec, status
+	v2 := fieldGateTestSchema() // neither
+
+	crd := fieldGateTestCRD(apiextensionsv1.NoneConverter, apiextensionsv1.CustomResourceDefinitionFeatureGate{
+		Name: "Extra", PreRelease: "alpha", FieldPaths: []string{".spec.extra", ".status.only"}})
+	crd.Name = "crontabs.stable.example.com"
+	crd.Spec.Versions = []apiextensionsv1.CustomResourceDefinitionVersion{{Name: "v1", Storage: true}, {Name: "v2"}}
+	g := NewFieldGates(crd, "v1", map[string]*structuralschema.Structural{"v1": v1, "v2": v2}, nil)
+	const storedJSON = `"spec":{"image":"a","extra":{"k":"s"}},"status":{"ready":1,"only":{"k":"t"}}`
+	kind := schema.GroupVersionKind{Group: "stable.example.com", Version: "v2", Kind: "CronTab"}
+	main := NewStrategy(nil, true, kind, nil, nil, nil, &apiextensions.CustomResourceSubresourceStatus{}, nil, nil).WithFieldGates(g)
+	for _, tc := range []struct {
+		name string
+		// prepare is the strategy's PrepareForUpdate of the main resource or of /status.
+		prepare func(ctx context.Context, obj, old runtime.Object)
+		// old is the stored object as decoded in v2 (pruned); sent the write.
+		old, sent, want string
+		warning         string
+	}{
+		{name: "status write", prepare: NewStatusStrategy(main).PrepareForUpdate,
+			old:     `"spec":{"image":"a"},"status":{"ready":1}`,
+			sent:    `"spec":{"image":"a"},"status":{"ready":2}`,
+			want:    `{"spec":{"image":"a","extra":{"k":"s"}},"status":{"ready":2,"only":{"k":"t"}}}`,
+			warning: ".status.only was not updated: feature gate Extra (alpha) is disabled; the stored value was kept"},
+		{name: "main write", prepare: main.PrepareForUpdate,
+			old:     `"spec":{"image":"a"},"status":{"ready":1}`,
+			sent:    `"spec":{"image":"b"},"status":{"ready":1}`,
+			want:    `{"spec":{"image":"b","extra":{"k":"s"}},"status":{"ready":1,"only":{"k":"t"}}}`,
+			warning: ".spec.extra was not updated: feature gate Extra (alpha) is disabled; the stored value was kept"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			stored := cr(t, "stable.example.com/v1", 1, storedJSON)
+			stored.SetResourceVersion("7")
+			g.stored = storedObject{stored}
+			old := cr(t, "stable.example.com/v2", 1, tc.old)
+			old.SetResourceVersion("7")
+			obj := cr(t, "stable.example.com/v2", 1, tc.sent)
+			obj.SetResourceVersion("7")
+			rec := &warningRecorder{}
+			tc.prepare(warning.WithWarningRecorder(context.Background(), rec), obj, old)
+			var want map[string]interface{}
+			if err := json.Unmarshal([]byte(tc.want), &want); err != nil {
+				t.Fatal(err)
+			}
+			got := jsonOf(t, obj)
+			if diff := cmp.Diff(want, map[string]interface{}{"spec": got["spec"], "status": got["status"]}); diff != "" {
+				t.Errorf("spec and status (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff([]string{tc.warning}, rec.warnings); diff != "" {
+				t.Errorf("warnings (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
