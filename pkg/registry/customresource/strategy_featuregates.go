@@ -74,7 +74,8 @@ type FieldGates struct {
 	// nothing new.
 	storageAlike map[string]bool
 	// pruned are the versions (conversion None) whose schema lacks an effectively disabled
-	// path of the storage version: decoding in such a version prunes a value stored there, from
+	// path of the storage version, or part of what the storage version's schema has below it
+	// (featuregates.PrunesBelow): decoding in such a version prunes a value stored there, from
 	// the request and from the object an update starts from, so the storage version's step of
 	// prepare runs on the object as stored (see storedContent).
 	pruned map[string]bool
@@ -126,7 +127,7 @@ func NewFieldGates(crd *apiextensionsv1.CustomResourceDefinition, storageVersion
 				continue
 			}
 			for _, p := range g.storage.Paths() {
-				if !p.EffectivelyEnabled && featuregates.Resolve(p.Path, v.Schema) != nil {
+				if !p.EffectivelyEnabled && featuregates.PrunesBelow(p.Path, schemas[storageVersion], v.Schema) {
 					if g.pruned == nil {
 						g.pruned = map[string]bool{}
 					}
