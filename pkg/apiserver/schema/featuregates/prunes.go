@@ -20,43 +20,31 @@ import (
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 )
 
-// PrunesBelow reports whether decoding an object in a version whose schema is v can prune a
-// value at path p, or below it, that decoding in the storage version, whose schema is
-// storage, keeps: v lacks the path, or lacks a property, the items, the map values or the
-// unknown fields that storage keeps below it. With conversion None every version decodes the
-// one stored object, so such a version's pruning removes stored values from the object an
-// update starts from. Where it cannot tell, it reports true: the caller then reads the
-// object as stored, which costs a read and loses nothing.
+// PrunesBelow reports whether decoding an object in a version whose schema is v may treat a
+// value at path p, or below it, otherwise than decoding in the storage version, whose schema
+// is storage: with conversion None every version decodes the one stored object, and pruning,
+// the removal of nulls that are not nullable, and the coercion of embedded objects' metadata
+// follow the schema of the version of the request (defaults at disabled paths are not applied
+// in any version: Index.WithoutDisabledDefaults). It reports false only when both schemas
+// reach p the same way (at each step: the type, x-kubernetes-preserve-unknown-fields,
+// x-kubernetes-embedded-resource, nullable, and a list's items or a map's values for [*]) and
+// are the same below it in all that decoding reads (sameDecoding). Otherwise it reports true,
+// and the caller reads the object as stored: that costs a read and loses nothing.
 func PrunesBelow(p Path, storage, v *structuralschema.Structural) bool {
 	for _, st := range p.steps {
-		if keepsAll(v) {
-			return false // v keeps whatever is below: nothing is pruned here
+		if storage == nil || v == nil {
+			return true
 		}
-		if keepsAll(storage) {
-			return true // storage keeps whatever is below, v does not
+		if !sameNode(storage, v) {
+			return true
 		}
 		storage, v = below(storage, st), below(v, st)
-		if v == nil {
-			return storage != nil
-		}
-		if storage == nil {
-			return false
-		}
 	}
-	return prunesMore(storage, v, 0)
-}
-
-// keepsAll reports whether pruning keeps every value below a node of schema s: it preserves
-// unknown fields and says nothing more.
-func keepsAll(s *structuralschema.Structural) bool {
-	return s != nil && s.XPreserveUnknownFields && len(s.Properties) == 0 && s.Items == nil && s.AdditionalProperties == nil
+	return !sameDecoding(storage, v, 0)
 }
 
 // below is the schema of the value one step below a value of schema s; nil where s has none.
 func below(s *structuralschema.Structural, st Step) *structuralschema.Structural {
-	if s == nil {
-		return nil
-	}
 	if !st.Wildcard {
 		if prop, ok := s.Properties[st.Field]; ok {
 			return &prop
@@ -71,40 +59,36 @@ func below(s *structuralschema.Structural, st Step) *structuralschema.Structural
 	return nil
 }
 
-// prunesMore reports whether pruning by v can remove a value below a node that pruning by s
-// keeps. depth bounds the walk of a malformed schema; past it, the answer is true.
-func prunesMore(s, v *structuralschema.Structural, depth int) bool {
+// sameNode reports whether decoding treats a node of schema a as one of schema b, apart from
+// what lies below it.
+func sameNode(a, b *structuralschema.Structural) bool {
+	return a.Type == b.Type && a.XPreserveUnknownFields == b.XPreserveUnknownFields && a.XEmbeddedResource == b.XEmbeddedResource &&
+		a.XIntOrString == b.XIntOrString && a.Nullable == b.Nullable && (a.Items == nil) == (b.Items == nil) &&
+		(a.AdditionalProperties == nil) == (b.AdditionalProperties == nil) &&
+		(a.AdditionalProperties == nil || a.AdditionalProperties.Bool == b.AdditionalProperties.Bool)
+}
+
+// sameDecoding reports whether decoding treats a value of schema a, and everything below it,
+// as one of schema b: the same nodes (sameNode), property by property, item and map value.
+// depth bounds the walk of a malformed schema; past it, the answer is false.
+func sameDecoding(a, b *structuralschema.Structural, depth int) bool {
 	switch {
-	case s == nil || keepsAll(v):
+	case a == nil || b == nil:
+		return a == b
+	case depth > 64 || !sameNode(a, b) || len(a.Properties) != len(b.Properties):
 		return false
-	case v == nil || depth > 64:
-		return true
-	case s.XPreserveUnknownFields && !v.XPreserveUnknownFields:
-		return true
 	}
-	for name, sp := range s.Properties {
-		vp := below(v, Step{Field: name})
-		if vp == nil && v.XPreserveUnknownFields {
-			continue // an unknown field v keeps as it is
-		}
-		if prunesMore(&sp, vp, depth+1) {
-			return true
-		}
-	}
-	if s.Items != nil && prunesMore(s.Items, v.Items, depth+1) {
-		return true
-	}
-	if s.AdditionalProperties != nil && s.AdditionalProperties.Structural != nil {
-		var va *structuralschema.Structural
-		if v.AdditionalProperties != nil {
-			va = v.AdditionalProperties.Structural
-		}
-		if va == nil && v.XPreserveUnknownFields {
+	for name, ap := range a.Properties {
+		bp, ok := b.Properties[name]
+		if !ok || !sameDecoding(&ap, &bp, depth+1) {
 			return false
 		}
-		if prunesMore(s.AdditionalProperties.Structural, va, depth+1) {
-			return true
-		}
 	}
-	return false
+	if !sameDecoding(a.Items, b.Items, depth+1) {
+		return false
+	}
+	if a.AdditionalProperties != nil && !sameDecoding(a.AdditionalProperties.Structural, b.AdditionalProperties.Structural, depth+1) {
+		return false
+	}
+	return true
 }
