@@ -442,24 +442,24 @@ func mayHoldInteger(s *structuralschema.Structural, p featuregates.Path) bool {
 	if len(steps) == 0 {
 		return false
 	}
-	var walk func(n *structuralschema.Structural, depth int) bool
-	walk = func(n *structuralschema.Structural, depth int) bool {
-		switch {
-		case n == nil || n.XPreserveUnknownFields || n.XIntOrString || n.Type == "integer":
-			return true
-		case depth > 64:
-			return false // a schema is finite; this only bounds a malformed one
-		case n.Items != nil && walk(n.Items, depth+1):
-			return true
-		case n.AdditionalProperties != nil && n.AdditionalProperties.Structural != nil && walk(n.AdditionalProperties.Structural, depth+1):
-			return true
-		}
-		for _, child := range n.Properties {
-			if walk(&child, depth+1) {
-				return true
-			}
-		}
-		return false
+	return holdsInteger(steps[len(steps)-1].node)
+}
+
+// holdsInteger reports whether a value of schema n, or a value below it, may be an integer
+// (see mayHoldInteger). A structural schema is a tree: the walk ends.
+func holdsInteger(n *structuralschema.Structural) bool {
+	switch {
+	case n == nil || n.XPreserveUnknownFields || n.XIntOrString || n.Type == "integer":
+		return true
+	case n.Items != nil && holdsInteger(n.Items):
+		return true
+	case n.AdditionalProperties != nil && n.AdditionalProperties.Structural != nil && holdsInteger(n.AdditionalProperties.Structural):
+		return true
 	}
-	return walk(steps[len(steps)-1].node, 0)
+	for _, child := range n.Properties {
+		if holdsInteger(&child) {
+			return true
+		}
+	}
+	return false
 }

@@ -40,7 +40,7 @@ func PrunesBelow(p Path, storage, v *structuralschema.Structural) bool {
 		}
 		storage, v = below(storage, st), below(v, st)
 	}
-	return !sameDecoding(storage, v, 0)
+	return !sameDecoding(storage, v)
 }
 
 // below is the schema of the value one step below a value of schema s; nil where s has none.
@@ -70,24 +70,23 @@ func sameNode(a, b *structuralschema.Structural) bool {
 
 // sameDecoding reports whether decoding treats a value of schema a, and everything below it,
 // as one of schema b: the same nodes (sameNode), property by property, item and map value.
-// depth bounds the walk of a malformed schema; past it, the answer is false.
-func sameDecoding(a, b *structuralschema.Structural, depth int) bool {
+func sameDecoding(a, b *structuralschema.Structural) bool {
 	switch {
 	case a == nil || b == nil:
 		return a == b
-	case depth > 64 || !sameNode(a, b) || len(a.Properties) != len(b.Properties):
+	case !sameNode(a, b) || len(a.Properties) != len(b.Properties):
 		return false
 	}
 	for name, ap := range a.Properties {
 		bp, ok := b.Properties[name]
-		if !ok || !sameDecoding(&ap, &bp, depth+1) {
+		if !ok || !sameDecoding(&ap, &bp) {
 			return false
 		}
 	}
-	if !sameDecoding(a.Items, b.Items, depth+1) {
+	if !sameDecoding(a.Items, b.Items) {
 		return false
 	}
-	if a.AdditionalProperties != nil && !sameDecoding(a.AdditionalProperties.Structural, b.AdditionalProperties.Structural, depth+1) {
+	if a.AdditionalProperties != nil && !sameDecoding(a.AdditionalProperties.Structural, b.AdditionalProperties.Structural) {
 		return false
 	}
 	return true
