@@ -181,14 +181,17 @@ func report(w io.Writer, runs map[string]map[string][]float64, counts int) int {
 					// object is read in the storage version, as the server reads it from the
 					// storage version's endpoint. The goal is on the hook, the fork's own work: its
 					// time less the conversion (BenchmarkFieldGatesConvert, the safe converter's
-					// copy) is at most twice (d)'s extra.
+					// copy) is at most twice (d)'s budget: two gating steps cost at most what two
+					// of (d)'s may. Not twice (d)'s measured extra: (d) keeps a stored value by
+					// sharing it, which (e), whose stored object is a converted copy, cannot, so
+					// that ratio grows whenever (d) gets cheaper and (e)'s own work does not.
 					goal = "reported (two versions)"
 					conv, hasConv := res["BenchmarkFieldGatesConvert"]
 					d, hasD := res[strategy+op+"/"+setups[3]]
 					if op == "Hook" && hasConv && hasD {
 						own := r["ns/op"] - conv["ns/op"] - base["ns/op"]
-						goal = fmt.Sprintf("less 1 conversion (%.1f µs), at most 2 x (d): %+.2f µs vs %.2f µs: %s",
-							conv["ns/op"]/1000, own/1000, 2*(d["ns/op"]-base["ns/op"])/1000, check(own <= 2*(d["ns/op"]-base["ns/op"])))
+						goal = fmt.Sprintf("less 1 conversion (%.1f µs): %+.2f µs, %.1f x (d)'s extra; at most 2 x (d)'s budget, %.2f µs: %s",
+							conv["ns/op"]/1000, own/1000, own/(d["ns/op"]-base["ns/op"]), 2*budget(5000)/1000, check(own <= 2*budget(5000)))
 					}
 				}
 				fmt.Fprintf(w, "| %s | %s | %.0f | %.0f | %.0f | %.3f | %+.2f µs | %+.0f | %s |\n",
