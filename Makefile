@@ -259,6 +259,14 @@ test-kind-ha: kind-node-image $(BIN)/kube-apiserver ## Three control-plane nodes
 test-gateway-api: $(BIN)/kube-apiserver $(BIN)/etcd $(BIN)/kubectl ## Gateway API v1.4.0 and v1.6.3: examples, invalid examples and CEL suite on a stock kube-apiserver with each channel vs ours with the gated set vs stock + its generated policies, and the per-gate judge on ours and on stock + policies (GATEWAY_API_VERSION=v1.3.0 for one other release).
 	hack/fork/test-gateway-api.sh
 
+# Every Gateway API release from v1.0.0 to the newest the module proxy serves to this Go,
+# merged without --gates (gatewayAPIReleases in cmd/featuregate-gen/channels, whose test checks this list), judged one by one.
+GATEWAY_API_RELEASES ?= v1.0.0 v1.1.0 v1.1.1 v1.2.0 v1.2.1 v1.3.0 v1.4.0 v1.4.1 v1.5.0 v1.5.1 v1.6.0 v1.6.1 v1.6.2 v1.6.3
+
+.PHONY: test-gateway-api-releases
+test-gateway-api-releases: $(BIN)/kube-apiserver $(BIN)/etcd $(BIN)/kubectl ## make test-gateway-api on every Gateway API release from v1.0.0 (GATEWAY_API_RELEASES); not in make test (about 1.5 hours on 2 cores).
+	GATEWAY_API_VERSIONS='$(GATEWAY_API_RELEASES)' hack/fork/test-gateway-api.sh
+
 # OpenShift's API test suites: a folder laid out like openshift/api (a full clone works too).
 # OPENSHIFT_API_GROUPS="example route" runs some groups only.
 OPENSHIFT_API_DIR ?= /work/shared/third_party/openshift-api

@@ -7,7 +7,7 @@
 # it, and then the same outcome from the stock kube-apiserver with the set's generated
 # admission policies, toggled in the CustomResourceFeatureGates objects). v1.4.0 is the
 # committed set, examples/gateway-api/crds; the test merges the channels of any other release
-# itself, as `make gateway-api-crds` would. v1.6.3 is the newest release that merges, and its
+# itself, as `make gateway-api-crds` would. v1.6.3 is the newest release this Go fetches, and its
 # experimental channel adds the header value pattern that our server checks as a gated
 # keyword; its CEL suite is not in the module the Go module proxy serves (it moved to the
 # module sigs.k8s.io/gateway-api/tests), so only its examples, invalid examples and the judge
@@ -15,7 +15,8 @@
 # compiled in it): v1.4.0 about 10.5 minutes, v1.6.3 about 5 minutes more. The stock binary
 # is built from k8s.io/kubernetes in the module hack/kind/node, with the flags of the kind node
 # image, so the two builds share the cache.
-# GATEWAY_API_VERSION=v1.3.0 tests that release alone.
+# GATEWAY_API_VERSION=v1.3.0 tests that release alone; make test-gateway-api-releases every
+# release from v1.0.0.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$ROOT"
 versions=${GATEWAY_API_VERSIONS:-${GATEWAY_API_VERSION:-v1.4.0 v1.6.3}}

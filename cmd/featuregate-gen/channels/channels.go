@@ -260,6 +260,9 @@ type merger struct {
 	newFields []newField
 	// typeFeature is the gate name of each new field that a type has at several places.
 	typeFeature map[string]string
+	// tied is the gate of each new field that a rule or an enum value ties to another
+	// feature (see tieFeatures).
+	tied map[string]tiedGate
 	// errs are the differences that cannot be gated as they are (a rule that mixes two
 	// features, a --gates name that a generated name collides with); reported records the
 	// ones already in errs.
@@ -307,7 +310,7 @@ func (m *merger) crd(s, e *apiextensionsv1.CustomResourceDefinition) *apiextensi
 			continue
 		}
 		m.version, m.storage = v.Name, v.Storage
-		m.newFields, m.typeFeature = nil, nil
+		m.newFields, m.typeFeature, m.tied = nil, nil, nil
 		if sv.Schema != nil && v.Schema != nil && sv.Schema.OpenAPIV3Schema != nil && v.Schema.OpenAPIV3Schema != nil {
 			m.collectNewFields(sv.Schema.OpenAPIV3Schema, v.Schema.OpenAPIV3Schema)
 		}

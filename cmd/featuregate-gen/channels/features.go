@@ -19,10 +19,13 @@ package channels
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
+	"k8s.io/apiextensions-apiserver/cmd/featuregate-gen/crdmerge"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
 )
@@ -46,6 +49,7 @@ func (m *merger) collectNewFields(s, e *apiextensionsv1.JSONSchemaProps) {
 	m.newFields = nil
 	m.walkNewFields(s, e, "")
 	m.typeFeatures()
+	m.tieFeatures(s, e)
 }
 
 func (m *merger) walkNewFields(s, e *apiextensionsv1.JSONSchemaProps, path string) {
@@ -124,9 +128,176 @@ func sharedEnd(paths []string) string {
 	return "." + strings.Join(end, ".")
 }
 
-// fieldGate is the gate of the new field at path: the configured gate that covers it, the
-// name of its type's feature when the field is in several places, else the name of its path.
+// tieFeatures makes one feature of the features whose new fields one difference of the two
+// channels mentions together: a rule that only one channel has ("!(has(self.percent) &&
+// has(self.fraction))", Gateway API v1.2.1's RequestMirror filter), or an enum value that
+// only one has. Such a rule or value is the evidence that the fields are one feature: gated
+// apart, an admin could enable half of it, and the rule would belong to neither gate. It is
+// what a --gates file that groups the fields does, so --gates still decides: fields that it
+// covers keep its gate, and a group with one --gates gate among its features joins that
+// gate. A group whose fields --gates puts in two gates stays apart, and the difference that
+// mixes them is an error (see resolve). Runs before any gate is named, as the rules of a
+// node are merged after its fields.
+func (m *merger) tieFeatures(s, e *apiextensionsv1.JSONSchemaProps) {
+	m.tied = nil
+	// A feature is a --gates gate, a type's feature, or a single new field.
+	key := func(path string) string {
+		if name, _ := m.configured(path); name != "" {
+			return "gates:" + name
+		}
+		if name, ok := m.typeFeature[path]; ok {
+			return "type:" + name
+		}
+		return "field:" + path
+	}
+	parent := map[string]string{}
+	var find func(k string) string
+	find = func(k string) string {
+		p, ok := parent[k]
+		if !ok || p == k {
+			return k
+		}
+		root := find(p)
+		parent[k] = root
+		return root
+	}
+	tied := false
+	union := func(mentioned []newField) {
+		for i := 1; i < len(mentioned); i++ {
+			a, b := find(key(mentioned[0].path)), find(key(mentioned[i].path))
+			if a != b {
+				// The smaller key is the root, so that the groups do not depend on the order
+				// in which the differences are found.
+				if b < a {
+					a, b = b, a
+				}
+				parent[b] = a
+				tied = true
+			}
+		}
+	}
+	m.walkDifferences(s, e, "", union)
+	if !tied {
+		return
+	}
+	groups := map[string][]newField{}
+	var roots []string
+	for _, f := range m.newFields {
+		if !m.gated(f) {
+			continue
+		}
+		root := find(key(f.path))
+		if _, ok := groups[root]; !ok {
+			roots = append(roots, root)
+		}
+		groups[root] = append(groups[root], f)
+	}
+	for _, root := range roots {
+		fields := groups[root]
+		keys := sets.New[string]()
+		configured := sets.New[string]()
+		for _, f := range fields {
+			k := key(f.path)
+			keys.Insert(k)
+			if name, ok := strings.CutPrefix(k, "gates:"); ok {
+				configured.Insert(name)
+			}
+		}
+		if keys.Len() < 2 || configured.Len() > 1 {
+			continue
+		}
+		var name, stage string
+		if configured.Len() == 1 {
+			name, stage = m.configured(fields[0].path)
+			for _, f := range fields {
+				if n, st := m.configured(f.path); n != "" {
+					name, stage = n, st
+				}
+			}
+		} else {
+			// Named after the place the fields' holders share at their end and the fields'
+			// names (HTTPRouteFiltersRequestMirrorFractionPercent). The trailing "*" keeps
+			// the name apart from a real path's in defaultName's memory and is dropped from
+			// the name.
+			holders := make([]string, 0, len(fields))
+			names := sets.New[string]()
+			for _, f := range fields {
+				holders = append(holders, f.holder)
+				names.Insert(f.name)
+			}
+			// A whole path shared ends in "." + path; nothing shared in ".".
+			shared := strings.TrimLeft(sharedEnd(holders), ".")
+			if shared != "" {
+				shared = "." + shared
+			}
+			name, stage = m.defaultName(shared+"."+strings.Join(sets.List(names), ".")+"*"), "alpha"
+		}
+		if m.tied == nil {
+			m.tied = map[string]tiedGate{}
+		}
+		for _, f := range fields {
+			m.tied[f.path] = tiedGate{name: name, stage: stage, generated: configured.Len() == 0}
+		}
+	}
+}
+
+// tiedGate is the gate of a new field that a difference ties to other features.
+type tiedGate struct {
+	name, stage string
+	// generated: no --gates gate is among the features; the name is generated.
+	generated bool
+}
+
+// walkDifferences calls tie with the new fields that each difference of the nodes s and e
+// (the node at path in the standard and experimental channel) and of the nodes below them
+// mentions: the rules that only one channel has, and the enum values that only one has.
+func (m *merger) walkDifferences(s, e *apiextensionsv1.JSONSchemaProps, path string, tie func([]newField)) {
+	for _, name := range sortedKeys(e.Properties) {
+		if sp, ok := s.Properties[name]; ok {
+			ep := e.Properties[name]
+			m.walkDifferences(&sp, &ep, path+"."+name, tie)
+		}
+	}
+	if s.Items != nil && e.Items != nil && s.Items.Schema != nil && e.Items.Schema != nil {
+		m.walkDifferences(s.Items.Schema, e.Items.Schema, path+"[*]", tie)
+	}
+	if s.AdditionalProperties != nil && e.AdditionalProperties != nil && s.AdditionalProperties.Schema != nil && e.AdditionalProperties.Schema != nil {
+		m.walkDifferences(s.AdditionalProperties.Schema, e.AdditionalProperties.Schema, path+"[*]", tie)
+	}
+	only := func(rules, other apiextensionsv1.ValidationRules) {
+		for _, r := range rules {
+			if r.Rule != "" && !slices.ContainsFunc(other, func(x apiextensionsv1.ValidationRule) bool { return reflect.DeepEqual(x, r) }) {
+				tie(m.ruleMentions(path, r.Rule))
+			}
+		}
+	}
+	only(e.XValidations, s.XValidations)
+	only(s.XValidations, e.XValidations)
+	if len(s.Enum) > 0 && len(e.Enum) > 0 {
+		std, exp := crdmerge.EnumSet(s.Enum), crdmerge.EnumSet(e.Enum)
+		for _, v := range e.Enum {
+			if !std.Has(string(v.Raw)) {
+				tie(m.valueMentions(path, v.Raw))
+			}
+		}
+		for _, v := range s.Enum {
+			if !exp.Has(string(v.Raw)) {
+				tie(m.valueMentions(path, v.Raw))
+			}
+		}
+	}
+}
+
+// fieldGate is the gate of the new field at path: the gate of the feature a difference ties
+// it to (see tieFeatures), the configured gate that covers it, the name of its type's
+// feature when the field is in several places, else the name of its path.
 func (m *merger) fieldGate(path string) (name, stage string) {
+	if t, ok := m.tied[path]; ok {
+		if t.generated {
+			m.checkGenerated(t.name, path)
+		}
+		return t.name, t.stage
+	}
 	if name, ok := m.typeFeature[path]; ok {
 		if cname, stage := m.configured(path); cname != "" {
 			return cname, stage
@@ -216,7 +387,8 @@ func (m *merger) ruleMentions(path, rule string) []newField {
 
 // resolve is the gate of a difference at node that refers to the new fields mentioned:
 // the --gates gate that covers node, when there is one (the file groups explicitly); else
-// the gate of the fields mentioned, which must be one gate; else node's own gate. what
+// the gate of the fields mentioned, which is one gate unless --gates splits them (see
+// tieFeatures); else node's own gate. what
 // describes the difference for an error ("the rule ...").
 func (m *merger) resolve(node string, mentioned []newField, what func() string) (name, stage string) {
 	if name, stage := m.configured(node); name != "" {
@@ -250,8 +422,9 @@ func (m *merger) resolve(node string, mentioned []newField, what func() string) 
 		if len(features) > 2 {
 			count = fmt.Sprint(len(features))
 		}
-		m.fail("%s at %s mixes %s features, %s: a gate per feature would let an admin enable one half of it; "+
-			"group these fields into one gate with --gates, or name %s in a gate of --gates", what(), node, count, strings.Join(parts, " and "), node)
+		// Only --gates splits what a difference ties (see tieFeatures).
+		m.fail("%s at %s mixes %s features that --gates puts in different gates, %s: a gate per feature would let an admin enable one half of it; "+
+			"put these fields in one gate of --gates, or name %s in a gate of --gates", what(), node, count, strings.Join(parts, " and "), node)
 	}
 	return features[0].name, features[0].stage
 }

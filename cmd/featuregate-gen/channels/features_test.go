@@ -141,12 +141,53 @@ func TestMergeGroupsFeatures(t *testing.T) {
 			"!featureGates.WidgetFiltersCors || (!(!has(self.cors) && self.type == 'CORS'))",
 		},
 	}, {
-		name: "a rule that mixes two features fails",
+		// The rule is the evidence that the two fields are one feature: without --gates they
+		// get one gate, as a --gates file that groups them would give.
+		name: "a rule that mentions two new fields ties them into one gate",
 		exp:  filtersProps(corsProp+externalAuthProp, ", CORS, ExternalAuth", corsRules+mixedRule),
+		wantGates: []string{
+			"WidgetFiltersCorsExternalAuth=.spec.filters[*].cors,.spec.filters[*].externalAuth",
+		},
+		wantTypeEntries: []string{`{"featureGate":"WidgetFiltersCorsExternalAuth","enabled":false,"enum":["Header"]}`},
+		wantFilterRules: []string{
+			"!(has(self.header) && self.type != 'Header')",
+			"!featureGates.WidgetFiltersCorsExternalAuth || (!(has(self.cors) && self.type != 'CORS'))",
+			"!featureGates.WidgetFiltersCorsExternalAuth || (!(!has(self.cors) && self.type == 'CORS'))",
+			"!featureGates.WidgetFiltersCorsExternalAuth || (!(has(self.cors) && has(self.externalAuth)))",
+		},
+	}, {
+		name: "--gates that names one of the tied fields takes the other",
+		exp:  filtersProps(corsProp+externalAuthProp, ", CORS, ExternalAuth", corsRules+mixedRule),
+		gates: `crds:
+  widgets.example.com:
+    gates:
+    - name: FilterCORS
+      preRelease: beta
+      paths: [".spec.filters[*].cors"]
+`,
+		wantGates:       []string{"FilterCORS=.spec.filters[*].cors,.spec.filters[*].externalAuth"},
+		wantTypeEntries: []string{`{"featureGate":"FilterCORS","enabled":false,"enum":["Header"]}`},
+		wantFilterRules: []string{
+			"!(has(self.header) && self.type != 'Header')",
+			"!featureGates.FilterCORS || (!(has(self.cors) && self.type != 'CORS'))",
+			"!featureGates.FilterCORS || (!(!has(self.cors) && self.type == 'CORS'))",
+			"!featureGates.FilterCORS || (!(has(self.cors) && has(self.externalAuth)))",
+		},
+	}, {
+		name: "--gates that splits the fields a rule ties fails",
+		exp:  filtersProps(corsProp+externalAuthProp, ", CORS, ExternalAuth", corsRules+mixedRule),
+		gates: `crds:
+  widgets.example.com:
+    gates:
+    - name: FilterCORS
+      paths: [".spec.filters[*].cors"]
+    - name: FilterExternalAuth
+      paths: [".spec.filters[*].externalAuth"]
+`,
 		wantErr: []string{
-			"widgets.example.com v1: the experimental channel's rule \"!(has(self.cors) && has(self.externalAuth))\" at .spec.filters[*] mixes two features",
-			"feature WidgetFiltersCors (.spec.filters[*].cors) and feature WidgetFiltersExternalAuth (.spec.filters[*].externalAuth)",
-			"--gates",
+			"widgets.example.com v1: the experimental channel's rule \"!(has(self.cors) && has(self.externalAuth))\" at .spec.filters[*] mixes two features that --gates puts in different gates",
+			"feature FilterCORS (.spec.filters[*].cors) and feature FilterExternalAuth (.spec.filters[*].externalAuth)",
+			"put these fields in one gate of --gates",
 		},
 	}, {
 		name: "--gates groups the features a rule mixes",
