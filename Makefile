@@ -199,7 +199,7 @@ test-stock-policies: $(STOCK_APISERVER) $(BINARIES) ## KEP-2608's write matrix o
 ENVTEST_ASSETS_DIR ?= $(OUT)/envtest-assets
 ENVTEST_ASSETS     := $(addprefix $(ENVTEST_ASSETS_DIR)/,kube-apiserver kube-apiserver.real etcd kubectl)
 # Nested modules whose tests run on the envtest assets (each has its own go.mod).
-CONTROLLER_MODULES ?= controllers examples/feature-gates-controller
+CONTROLLER_MODULES ?= controllers examples/feature-gates-controller test/envtest-upstream
 
 $(ENVTEST_ASSETS_DIR)/kube-apiserver: hack/envtest/kube-apiserver.sh
 	@mkdir -p $(@D) && install -m 0755 $< $@
