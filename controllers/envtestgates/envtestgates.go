@@ -85,6 +85,15 @@ func Read(paths ...string) ([]CRD, error) {
 			return nil, fmt.Errorf("%s holds no apiextensions.k8s.io/v1 CustomResourceDefinition", p)
 		}
 	}
+	// One CRD in two places would be installed twice, the second over the first, and checked
+	// against the wrong file.
+	seen := map[string]string{}
+	for _, c := range out {
+		if prev, ok := seen[c.Object.GetName()]; ok {
+			return nil, fmt.Errorf("CRD %s is in %s and in %s: keep one", c.Object.GetName(), prev, c.File)
+		}
+		seen[c.Object.GetName()] = c.File
+	}
 	return out, nil
 }
 
@@ -128,14 +137,23 @@ func readFile(f string) ([]CRD, error) {
 			}
 			return nil, fmt.Errorf("%s: %w", f, err)
 		}
-		u := &unstructured.Unstructured{Object: obj}
-		if obj == nil || u.GetAPIVersion() != "apiextensions.k8s.io/v1" || u.GetKind() != "CustomResourceDefinition" {
-			continue
+		docs := []interface{}{obj}
+		if obj != nil && obj["kind"] == "List" {
+			// kubectl's List: its items.
+			items, _ := obj["items"].([]interface{})
+			docs = items
 		}
-		if u.GetName() == "" {
-			return nil, fmt.Errorf("%s: a CustomResourceDefinition without metadata.name", f)
+		for _, d := range docs {
+			m, _ := d.(map[string]interface{})
+			u := &unstructured.Unstructured{Object: m}
+			if m == nil || u.GetAPIVersion() != "apiextensions.k8s.io/v1" || u.GetKind() != "CustomResourceDefinition" {
+				continue
+			}
+			if u.GetName() == "" {
+				return nil, fmt.Errorf("%s: a CustomResourceDefinition without metadata.name", f)
+			}
+			out = append(out, CRD{File: f, Object: u})
 		}
-		out = append(out, CRD{File: f, Object: u})
 	}
 }
 
@@ -156,6 +174,12 @@ func Install(ctx context.Context, cfg *rest.Config, paths ...string) ([]*unstruc
 	client := dc.Resource(crdResource)
 	for _, c := range crds {
 		obj := c.Object.DeepCopy()
+		// A file written by `kubectl get -o yaml` carries the server's fields of another
+		// object: not this one's.
+		for _, f := range []string{"resourceVersion", "uid", "creationTimestamp", "generation", "managedFields"} {
+			unstructured.RemoveNestedField(obj.Object, "metadata", f)
+		}
+		unstructured.RemoveNestedField(obj.Object, "status")
 		_, err := client.Create(ctx, obj, metav1.CreateOptions{FieldValidation: metav1.FieldValidationStrict})
 		if apierrors.IsAlreadyExists(err) {
 			err = retryOnConflict(ctx, func() error {
@@ -348,7 +372,9 @@ func marks(node interface{}, version, path string, out map[string]interface{}) {
 				if at == "" {
 					at = "."
 				}
-				out[version+" "+at+" "+k] = normalize(v)
+				if n := normalize(v); n != nil {
+					out[version+" "+at+" "+k] = n
+				}
 				continue
 			}
 			marks(v, version, path+"."+k, out)
@@ -361,7 +387,9 @@ func marks(node interface{}, version, path string, out map[string]interface{}) {
 }
 
 // normalize gives a JSON value one Go form, whichever decoder read it (YAML's int64 and
-// JSON's float64 for one number).
+// JSON's float64 for one number), without the values that the server's types leave out as
+// empty (null, false, "", [] and {}: a file's `exclusiveMaximum: false` or `fieldPaths: []`
+// comes back without them).
 func normalize(v interface{}) interface{} {
 	data, err := json.Marshal(v)
 	if err != nil {
@@ -371,7 +399,39 @@ func normalize(v interface{}) interface{} {
 	if err := json.Unmarshal(data, &out); err != nil {
 		return string(data)
 	}
-	return out
+	return dropEmpty(out)
+}
+
+func dropEmpty(v interface{}) interface{} {
+	switch x := v.(type) {
+	case map[string]interface{}:
+		for k, e := range x {
+			if e = dropEmpty(e); e == nil {
+				delete(x, k)
+			} else {
+				x[k] = e
+			}
+		}
+		if len(x) == 0 {
+			return nil
+		}
+	case []interface{}:
+		for i := range x {
+			x[i] = dropEmpty(x[i])
+		}
+		if len(x) == 0 {
+			return nil
+		}
+	case bool:
+		if !x {
+			return nil
+		}
+	case string:
+		if x == "" {
+			return nil
+		}
+	}
+	return v
 }
 
 func sortedKeys(m map[string]interface{}) []string {

@@ -77,8 +77,13 @@ func TestInstallAndVerify(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(installed) != 1 || installed[0].GetName() != "gizmos.envtestgates.example.com" {
-		t.Fatalf("installed %d CRDs, want gizmos.envtestgates.example.com alone", len(installed))
+	// The directory also holds sprockets.json: a List, whose CRD carries a resourceVersion (as
+	// `kubectl get -o json` writes it) and values the server leaves out as empty.
+	if len(installed) != 2 || installed[0].GetName() != "gizmos.envtestgates.example.com" || installed[1].GetName() != "sprockets.envtestgates.example.com" {
+		t.Fatalf("installed %d CRDs, want gizmos and sprockets", len(installed))
+	}
+	if err := envtestgates.Verify(ctx, cfg, "testdata"); err != nil {
+		t.Errorf("Verify of both: %v", err)
 	}
 	dc := dynamic.NewForConfigOrDie(cfg)
 	obj := &unstructured.Unstructured{Object: map[string]interface{}{
@@ -169,8 +174,12 @@ func TestReadErrors(t *testing.T) {
 		}
 	}
 	got, err := envtestgates.Read("testdata")
-	if err != nil || len(got) != 1 {
-		t.Fatalf("Read(testdata) = %d CRDs, %v; want 1", len(got), err)
+	if err != nil || len(got) != 2 {
+		t.Fatalf("Read(testdata) = %d CRDs, %v; want 2", len(got), err)
+	}
+	_, err = envtestgates.Read("testdata", filepath.Join("testdata", "gizmos.yaml"))
+	if want := "CRD gizmos.envtestgates.example.com is in testdata/gizmos.yaml and in testdata/gizmos.yaml: keep one"; err == nil || err.Error() != want {
+		t.Errorf("Read of one CRD twice = %v, want %q", err, want)
 	}
 }
 
@@ -190,7 +199,7 @@ func TestInstallOnStockFails(t *testing.T) {
 	defer func() { _ = env.Stop() }()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	_, err = envtestgates.Install(ctx, stockCfg, "testdata")
+	_, err = envtestgates.Install(ctx, stockCfg, filepath.Join("testdata", "gizmos.yaml"))
 	if err == nil {
 		t.Fatal("Install on the stock kube-apiserver succeeded")
 	}

@@ -260,10 +260,12 @@ type merger struct {
 	newFields []newField
 	// typeFeature is the gate name of each new field that a type has at several places.
 	typeFeature map[string]string
-	// tied is the gate of each new field that a rule or an enum value ties to another
-	// feature (see tieFeatures).
-	tied map[string]tiedGate
-	// errs are the differences that cannot be gated as they are (a rule that mixes two
+	// tied is the gate of each new field that a rule or an enum value of any version ties
+	// to another feature (see tieFeatures); storageNew, only while tieFeatures runs, the
+	// storage version's new fields.
+	tied       map[string]tiedGate
+	storageNew sets.Set[string]
+	// errs are the differences that cannot be gated as they are (a rule that mixes two --gates
 	// features, a --gates name that a generated name collides with); reported records the
 	// ones already in errs.
 	errs     []error
@@ -301,6 +303,20 @@ func (m *merger) crd(s, e *apiextensionsv1.CustomResourceDefinition) *apiextensi
 			order = append(order, i)
 		}
 	}
+	// The features that a difference of any version ties together, before any gate is named.
+	var pairs [][2]*apiextensionsv1.JSONSchemaProps
+	storageFirst := false
+	for n, i := range order {
+		v := &out.Spec.Versions[i]
+		sv, ok := stdVersions[v.Name]
+		if ok && sv.Schema != nil && v.Schema != nil && sv.Schema.OpenAPIV3Schema != nil && v.Schema.OpenAPIV3Schema != nil {
+			if n == 0 && v.Storage {
+				storageFirst = true
+			}
+			pairs = append(pairs, [2]*apiextensionsv1.JSONSchemaProps{sv.Schema.OpenAPIV3Schema, v.Schema.OpenAPIV3Schema})
+		}
+	}
+	m.tieFeatures(pairs, storageFirst)
 	for _, i := range order {
 		v := &out.Spec.Versions[i]
 		seen.Insert(v.Name)
@@ -310,7 +326,7 @@ func (m *merger) crd(s, e *apiextensionsv1.CustomResourceDefinition) *apiextensi
 			continue
 		}
 		m.version, m.storage = v.Name, v.Storage
-		m.newFields, m.typeFeature, m.tied = nil, nil, nil
+		m.newFields, m.typeFeature = nil, nil
 		if sv.Schema != nil && v.Schema != nil && sv.Schema.OpenAPIV3Schema != nil && v.Schema.OpenAPIV3Schema != nil {
 			m.collectNewFields(sv.Schema.OpenAPIV3Schema, v.Schema.OpenAPIV3Schema)
 		}

@@ -49,7 +49,6 @@ func (m *merger) collectNewFields(s, e *apiextensionsv1.JSONSchemaProps) {
 	m.newFields = nil
 	m.walkNewFields(s, e, "")
 	m.typeFeatures()
-	m.tieFeatures(s, e)
 }
 
 func (m *merger) walkNewFields(s, e *apiextensionsv1.JSONSchemaProps, path string) {
@@ -136,19 +135,28 @@ func sharedEnd(paths []string) string {
 // what a --gates file that groups the fields does, so --gates still decides: fields that it
 // covers keep its gate, and a group with one --gates gate among its features joins that
 // gate. A group whose fields --gates puts in two gates stays apart, and the difference that
-// mixes them is an error (see resolve). Runs before any gate is named, as the rules of a
-// node are merged after its fields.
-func (m *merger) tieFeatures(s, e *apiextensionsv1.JSONSchemaProps) {
+// mixes them is an error (see resolve). A gate is one for every version, so the differences
+// of every version count, and the groups are named from the storage version's fields (gate
+// paths are its paths). versions are the (standard, experimental) schema pairs, the storage
+// version's first; it runs before any gate is named, as the rules of a node are merged after
+// its fields.
+func (m *merger) tieFeatures(versions [][2]*apiextensionsv1.JSONSchemaProps, storage bool) {
 	m.tied = nil
-	// A feature is a --gates gate, a type's feature, or a single new field.
+	// A feature is a --gates gate, a type's feature, or a single new field; a field's key is
+	// the one its first version gives it.
+	keys := map[string]string{}
 	key := func(path string) string {
+		if k, ok := keys[path]; ok {
+			return k
+		}
+		k := "field:" + path
 		if name, _ := m.configured(path); name != "" {
-			return "gates:" + name
+			k = "gates:" + name
+		} else if name, ok := m.typeFeature[path]; ok {
+			k = "type:" + name
 		}
-		if name, ok := m.typeFeature[path]; ok {
-			return "type:" + name
-		}
-		return "field:" + path
+		keys[path] = k
+		return k
 	}
 	parent := map[string]string{}
 	var find func(k string) string
@@ -176,16 +184,32 @@ func (m *merger) tieFeatures(s, e *apiextensionsv1.JSONSchemaProps) {
 			}
 		}
 	}
-	m.walkDifferences(s, e, "", union)
+	// While the differences are collected, a field of another version counts when the storage
+	// version has it too (its gate paths are the storage version's).
+	var fields []newField
+	m.storageNew = sets.New[string]()
+	for i, v := range versions {
+		m.storage = storage && i == 0
+		m.newFields, m.typeFeature = nil, nil
+		m.walkNewFields(v[0], v[1], "")
+		m.typeFeatures()
+		if i == 0 {
+			fields = m.newFields
+			if m.storage {
+				for _, f := range fields {
+					m.storageNew.Insert(f.path)
+				}
+			}
+		}
+		m.walkDifferences(v[0], v[1], "", union)
+	}
+	m.storageNew = nil
 	if !tied {
 		return
 	}
 	groups := map[string][]newField{}
 	var roots []string
-	for _, f := range m.newFields {
-		if !m.gated(f) {
-			continue
-		}
+	for _, f := range fields {
 		root := find(key(f.path))
 		if _, ok := groups[root]; !ok {
 			roots = append(roots, root)
@@ -208,7 +232,6 @@ func (m *merger) tieFeatures(s, e *apiextensionsv1.JSONSchemaProps) {
 		}
 		var name, stage string
 		if configured.Len() == 1 {
-			name, stage = m.configured(fields[0].path)
 			for _, f := range fields {
 				if n, st := m.configured(f.path); n != "" {
 					name, stage = n, st
@@ -309,7 +332,11 @@ func (m *merger) fieldGate(path string) (name, stage string) {
 }
 
 // gated reports whether f has a gate in this version: gate paths are storage-version paths.
+// While tieFeatures runs, before any gate exists, the storage version's new fields count.
 func (m *merger) gated(f newField) bool {
+	if m.storageNew != nil {
+		return m.storage || m.storageNew.Has(f.path)
+	}
 	return m.storage || m.storagePaths.Has(f.path)
 }
 
@@ -349,13 +376,22 @@ func (m *merger) valueMentions(path string, raw []byte) []newField {
 var celIdentifier = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*`)
 
 // ruleMentions are the new fields that a rule of the node at path mentions: for each
-// identifier of the rule's text (a field it selects, or a word of a string literal, such
-// as an enum value it compares with), the new fields below the node named like it up to
-// case, at the nearest level that has one.
+// identifier of the rule's text that no "(" follows (a field it selects, or a word of a
+// string literal, such as an enum value it compares with; not a function or method such as
+// size()), the new fields below the node named like it up to case, at the nearest level that
+// has one.
 func (m *merger) ruleMentions(path, rule string) []newField {
 	seen := sets.New[string]()
 	var out []newField
-	for _, id := range sets.List(sets.New(celIdentifier.FindAllString(rule, -1)...)) {
+	ids := sets.New[string]()
+	for _, loc := range celIdentifier.FindAllStringIndex(rule, -1) {
+		// A function or a method (has(...), self.items.size()) is not a field.
+		if rest := strings.TrimLeft(rule[loc[1]:], " \t\n"); strings.HasPrefix(rest, "(") {
+			continue
+		}
+		ids.Insert(rule[loc[0]:loc[1]])
+	}
+	for _, id := range sets.List(ids) {
 		best := -1
 		var nearest []newField
 		for _, f := range m.newFields {

@@ -312,3 +312,79 @@ func TestMergeGroupsATypeAtSeveralPlaces(t *testing.T) {
 		t.Errorf("mapping (-want +got):\n%s", diff)
 	}
 }
+
+// A gate is one for every version: a rule that only a non-storage version's experimental
+// schema has ties the fields in every version, and a method call (size()) is not a field.
+func TestMergeTiesAcrossVersions(t *testing.T) {
+	featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, apiextensionsfeatures.CRDFieldLevelVersioning, true)
+	version := func(name string, storage bool, props, extra string) string {
+		return `  - name: ` + name + `
+    served: true
+    storage: ` + map[bool]string{true: "true", false: "false"}[storage] + `
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+` + extra + `            properties:
+` + props
+	}
+	crd := func(versions string) string {
+		return `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.com
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {plural: widgets, singular: widget, kind: Widget}
+  versions:
+` + versions
+	}
+	const (
+		stdProps = "              x: {type: string}\n              list: {type: array, items: {type: object, properties: {name: {type: string}}}}\n"
+		expProps = "              x: {type: string}\n              alpha: {type: string}\n              beta: {type: string}\n" +
+			"              mode: {type: string}\n              list: {type: array, items: {type: object, properties: {name: {type: string}, size: {type: integer}}}}\n"
+		tie  = "            x-kubernetes-validations:\n            - rule: \"!(has(self.alpha) && has(self.beta))\"\n"
+		size = "            x-kubernetes-validations:\n            - rule: \"!has(self.mode) || self.list.size() > 0\"\n"
+	)
+	stdDir, expDir := writeChannels(t,
+		map[string]string{"w.yaml": crd(version("v1", true, stdProps, "") + version("v1beta1", false, stdProps, ""))},
+		map[string]string{"w.yaml": crd(version("v1", true, expProps, size) + version("v1beta1", false, expProps, tie))})
+	res, err := Merge(stdDir, expDir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, r := range res.Mapping {
+		got[r.Version+" "+r.What+" "+r.Path] += r.Gate + " "
+	}
+	for k, want := range map[string]string{
+		"v1 field .spec.alpha":             "WidgetAlphaBeta ",
+		"v1 field .spec.beta":              "WidgetAlphaBeta ",
+		"v1beta1 field .spec.alpha":        "WidgetAlphaBeta ",
+		"v1beta1 field .spec.beta":         "WidgetAlphaBeta ",
+		"v1beta1 rule .spec":               "WidgetAlphaBeta ",
+		"v1 field .spec.mode":              "WidgetMode ",
+		"v1 rule .spec":                    "WidgetMode ",
+		"v1 field .spec.list[*].size":      "WidgetListSize ",
+		"v1beta1 field .spec.list[*].size": "WidgetListSize ",
+	} {
+		if got[k] != want {
+			t.Errorf("%s: gate %q, want %q", k, got[k], want)
+		}
+	}
+	var crdOut apiextensionsv1.CustomResourceDefinition
+	for _, f := range res.Files {
+		crdOut = *decode(t, f.Content)
+	}
+	names := []string{}
+	for _, g := range crdOut.Spec.CustomFeatureGates.FeatureGates {
+		names = append(names, g.Name+"="+strings.Join(g.FieldPaths, ","))
+	}
+	want := []string{"WidgetAlphaBeta=.spec.alpha,.spec.beta", "WidgetListSize=.spec.list[*].size", "WidgetMode=.spec.mode"}
+	if diff := cmp.Diff(want, names); diff != "" {
+		t.Errorf("gates (-want +got):\n%s", diff)
+	}
+}
