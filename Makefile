@@ -120,7 +120,7 @@ kube-apiserver: $(BIN)/kube-apiserver ## Build our kube-apiserver (static) into 
 kubectl: $(BIN)/kubectl ## Build kubectl from k8s.io/kubectl v0.37.1 into _output/bin.
 etcd: $(BIN)/etcd ## Build etcd from go.etcd.io/etcd/server/v3 into _output/bin.
 kubectl-featuregates: $(BIN)/kubectl-featuregates ## Build the kubectl plugin (kubectl featuregates) into _output/bin.
-featuregate-gen: $(BIN)/featuregate-gen ## Build featuregate-gen (markers in Go types -> spec.customFeatureGates) into _output/bin.
+featuregate-gen: $(BIN)/featuregate-gen ## Build featuregate-gen into _output/bin: markers (Go types -> gated CRDs), channels, openshift (feature sets -> one gated CRD), policies (a stock server).
 
 .PHONY: run
 run: $(BINARIES) ## Run a local control plane (etcd + our kube-apiserver, feature on) until Ctrl-C.
@@ -269,7 +269,7 @@ test-gateway-api-releases: $(BIN)/kube-apiserver $(BIN)/etcd $(BIN)/kubectl ## m
 
 # OpenShift's API test suites: a folder laid out like openshift/api (a full clone works too).
 # OPENSHIFT_API_GROUPS="example route" runs some groups only.
-OPENSHIFT_API_DIR ?= /work/shared/third_party/openshift-api
+OPENSHIFT_API_DIR ?= $(abspath $(CURDIR)/../shared/third_party/openshift-api)
 
 .PHONY: test-openshift-api
 test-openshift-api: $(BIN)/kube-apiserver $(BIN)/etcd $(BIN)/kubectl $(BIN)/kubectl-featuregates $(BIN)/featuregate-gen ## OpenShift's API test suites (OPENSHIFT_API_DIR): stock kube-apiserver with each feature set's CRD vs ours with the merged CRD and the feature set's gate states; the undo test.
