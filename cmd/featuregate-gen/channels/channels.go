@@ -265,6 +265,8 @@ type merger struct {
 	// storage version's new fields.
 	tied       map[string]tiedGate
 	storageNew sets.Set[string]
+	// split are the --gates gates that a tie group's fields are in, where there are several.
+	split map[string][]string
 	// errs are the differences that cannot be gated as they are (a rule that mixes two --gates
 	// features, a --gates name that a generated name collides with); reported records the
 	// ones already in errs.

@@ -141,7 +141,7 @@ func sharedEnd(paths []string) string {
 // version's first; it runs before any gate is named, as the rules of a node are merged after
 // its fields.
 func (m *merger) tieFeatures(versions [][2]*apiextensionsv1.JSONSchemaProps, storage bool) {
-	m.tied = nil
+	m.tied, m.split = nil, nil
 	// A feature is a --gates gate, a type's feature, or a single new field; a field's key is
 	// the one its first version gives it.
 	keys := map[string]string{}
@@ -227,7 +227,16 @@ func (m *merger) tieFeatures(versions [][2]*apiextensionsv1.JSONSchemaProps, sto
 				configured.Insert(name)
 			}
 		}
-		if keys.Len() < 2 || configured.Len() > 1 {
+		if configured.Len() > 1 {
+			if m.split == nil {
+				m.split = map[string][]string{}
+			}
+			for _, f := range fields {
+				m.split[f.path] = sets.List(configured)
+			}
+			continue
+		}
+		if keys.Len() < 2 {
 			continue
 		}
 		var name, stage string
@@ -458,9 +467,14 @@ func (m *merger) resolve(node string, mentioned []newField, what func() string) 
 		if len(features) > 2 {
 			count = fmt.Sprint(len(features))
 		}
-		// Only --gates splits what a difference ties (see tieFeatures).
-		m.fail("%s at %s mixes %s features that --gates puts in different gates, %s: a gate per feature would let an admin enable one half of it; "+
-			"put these fields in one gate of --gates, or name %s in a gate of --gates", what(), node, count, strings.Join(parts, " and "), node)
+		// Only --gates splits what a difference ties (see tieFeatures): name its gates.
+		split := sets.New[string]()
+		for _, f := range mentioned {
+			split.Insert(m.split[f.path]...)
+		}
+		m.fail("%s at %s mixes %s features, %s, which the channels' rules and enum values tie to fields that --gates puts in different gates (%s): "+
+			"a gate per feature would let an admin enable one half of it; put these fields in one gate of --gates, or name %s in a gate of --gates",
+			what(), node, count, strings.Join(parts, " and "), strings.Join(sets.List(split), ", "), node)
 	}
 	return features[0].name, features[0].stage
 }

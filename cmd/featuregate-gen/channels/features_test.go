@@ -185,8 +185,9 @@ func TestMergeGroupsFeatures(t *testing.T) {
       paths: [".spec.filters[*].externalAuth"]
 `,
 		wantErr: []string{
-			"widgets.example.com v1: the experimental channel's rule \"!(has(self.cors) && has(self.externalAuth))\" at .spec.filters[*] mixes two features that --gates puts in different gates",
-			"feature FilterCORS (.spec.filters[*].cors) and feature FilterExternalAuth (.spec.filters[*].externalAuth)",
+			"widgets.example.com v1: the experimental channel's rule \"!(has(self.cors) && has(self.externalAuth))\" at .spec.filters[*] mixes two features, " +
+				"feature FilterCORS (.spec.filters[*].cors) and feature FilterExternalAuth (.spec.filters[*].externalAuth), " +
+				"which the channels' rules and enum values tie to fields that --gates puts in different gates (FilterCORS, FilterExternalAuth)",
 			"put these fields in one gate of --gates",
 		},
 	}, {
