@@ -168,6 +168,16 @@ test-integration: $(STAMPS)/build ## Integration tests, upstream's and the fork'
 test-upstream: $(STAMPS)/build ## Upstream's own unit (./pkg/...) and integration (./test/integration/...) suites on the fork.
 	go test $(GOTESTFLAGS) -timeout $(INTEGRATION_TIMEOUT) ./pkg/... ./test/integration/...
 
+# make release VERSION=v0.1.0: RELEASE_BASE_URL is where the archives will be published (the
+# krew manifest names them there); RELEASE_APISERVER_ARCHES the kube-apiserver's (amd64).
+.PHONY: release
+release: $(STAMPS)/codegen ## Release artifacts in _output/release/VERSION (VERSION=v0.1.0): the plugin and featuregate-gen for linux/darwin amd64/arm64, our kube-apiserver, a krew manifest, SHA256SUMS; offline, the same bytes every time.
+	VERSION='$(VERSION)' hack/fork/release.sh
+
+.PHONY: test-release
+test-release: $(STAMPS)/codegen $(BIN)/etcd $(BIN)/kubectl $(BIN)/local-up ## make release twice (same bytes), krew's validator on the manifest, krew install from the archive offline, the plugin on the release's kube-apiserver. Not in make test (about 10 minutes).
+	VERSION='$(or $(VERSION),v0.0.0-test)' hack/fork/test-release.sh
+
 .PHONY: bench
 bench: $(STAMPS)/build ## Micro benchmarks (strategy, validation, index memory): ratios against upstream in the same run.
 	hack/fork/bench.sh $(BENCH_ROUNDS) $(OUT)/bench

@@ -64,6 +64,7 @@ import (
 	"strings"
 
 	"k8s.io/apiextensions-apiserver/cmd/featuregate-gen/featuregategen"
+	"k8s.io/apiextensions-apiserver/pkg/buildinfo"
 )
 
 func main() {
@@ -71,6 +72,10 @@ func main() {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 1 && (args[0] == "--version" || args[0] == "-version") {
+		fmt.Fprintln(stdout, buildinfo.String("featuregate-gen"))
+		return 0
+	}
 	if len(args) > 0 && args[0] == "channels" {
 		return runChannels(args[1:], stdout, stderr)
 	}
@@ -97,6 +102,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "  policies   write gated CRDs for a stock kube-apiserver, with admission policies that enforce their gates")
 		fmt.Fprintln(stderr, "\nFlags:")
 		fs.PrintDefaults()
+		fmt.Fprintln(stderr, "  -version\n    \tprint the release and exit")
 	}
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {

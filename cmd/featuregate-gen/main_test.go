@@ -25,6 +25,18 @@ import (
 // either mode; a run writes exactly the mode's output (by default the committed example, with
 // -field-paths testdata/widgets-field-paths.yaml); a second run and -check in the same mode change
 // nothing, and -check in the other mode reports the manifest; switching modes rewrites it.
+func TestVersion(t *testing.T) {
+	for _, arg := range []string{"--version", "-version"} {
+		var out, errOut bytes.Buffer
+		if code := run([]string{arg}, &out, &errOut); code != 0 {
+			t.Errorf("%s: exit %d, %s", arg, code, errOut.String())
+		}
+		if want := "featuregate-gen devel (KEP-2608 field feature gates, Kubernetes v1.37.1, go"; !strings.HasPrefix(out.String(), want) {
+			t.Errorf("%s printed %q, want it to start with %q", arg, out.String(), want)
+		}
+	}
+}
+
 func TestRun(t *testing.T) {
 	dir := t.TempDir()
 	manifest := filepath.Join(dir, "markers.example.com_widgets.yaml")

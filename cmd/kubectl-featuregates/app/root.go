@@ -34,6 +34,7 @@ import (
 	"github.com/spf13/cobra"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apiextensions-apiserver/pkg/buildinfo"
 	"k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	apiextensionsv1client "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset/typed/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -98,7 +99,10 @@ itself is then never changed.`,
   kubectl featuregates set databases.gates.example.com BackupGate=true LabelsGate=false`,
 		SilenceUsage:  true,
 		SilenceErrors: false,
+		// --version prints the release (make release sets it; "devel" from a checkout).
+		Version: buildinfo.Version,
 	}
+	root.SetVersionTemplate(buildinfo.String("kubectl-featuregates") + "\n")
 	root.SetOut(o.Streams.Out)
 	root.SetErr(o.Streams.ErrOut)
 	root.SetIn(o.Streams.In)

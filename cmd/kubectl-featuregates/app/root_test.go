@@ -45,6 +45,7 @@ func TestCommands(t *testing.T) {
 			"CRD                         GATE                   STAGE        ENABLED   STATE      FIELDS",
 			"databases.gates.example.com BackupEncryptionGate   beta         <unset>   enabled    .spec.backup.encryption (off: BackupGate)",
 		}},
+		{name: "version", args: []string{"--version"}, want: []string{"kubectl-featuregates devel (KEP-2608 field feature gates, Kubernetes v1.37.1, go"}},
 		{name: "list wide", args: []string{"list", "-o", "wide"}, want: []string{"DEFAULT", "LabelsGate             deprecated   <unset>   true"}},
 		{name: "list json", args: []string{"list", "databases.gates.example.com", "-o", "json"}, want: []string{`"kind": "FeatureGateList"`, `"gate": "BackupGate"`, `"disabledBy": {`}},
 		{name: "list yaml", args: []string{"list", "-o", "yaml"}, want: []string{"apiVersion: " + ReportAPIVersion, "crd: databases.gates.example.com"}},

@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# make release VERSION=vX.Y.Z: the artifacts of a release in _output/release/VERSION, offline and
+# deterministic (the same checkout and Go give the same bytes):
+#   kubectl-featuregates_VERSION_OS_ARCH.tar.gz and featuregate-gen_VERSION_OS_ARCH.tar.gz for
+#     linux and darwin, amd64 and arm64: a static binary and LICENSE;
+#   kube-apiserver_VERSION_linux_ARCH.tar.gz for RELEASE_APISERVER_ARCHES (default amd64): our
+#     kube-apiserver, reporting v1.37.1+kep2608.VERSION (without the "v") to `kubectl version`;
+#   featuregates.yaml: the krew plugin manifest of kubectl-featuregates, whose archives it
+#     names under RELEASE_BASE_URL/VERSION/ with their SHA-256;
+#   SHA256SUMS of every file above.
+# Every binary prints VERSION: `--version` for the two tools.
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+cd "$ROOT"
+
+version=${VERSION:-}
+if ! [[ $version =~ ^v[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?$ ]]; then
+  echo "make release: VERSION must be a semantic version with a leading v (VERSION=v0.1.0), not '$version'" >&2
+  exit 2
+fi
+base_url=${RELEASE_BASE_URL:-https://downloads.example.com/kep2608-apiextensions-apiserver}
+apiserver_arches=${RELEASE_APISERVER_ARCHES:-amd64}
+out=${RELEASE_OUT:-$ROOT/_output/release/$version}
+rm -rf "$out"
+mkdir -p "$out"
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+
+# archive NAME FILE...: NAME.tar.gz of the files, flat, with fixed owners, modes and times, in
+# name order, and gzip without a name or time.
+archive() {
+  local name=$1
+  shift
+  local dir="$stage/$name"
+  mkdir -p "$dir"
+  cp "$@" "$dir/"
+  chmod 0644 "$dir"/*
+  for f in "$@"; do
+    if [ -x "$f" ]; then chmod 0755 "$dir/$(basename "$f")"; fi
+  done
+  tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner --format=gnu \
+    -C "$dir" -cf - . | gzip -n -9 >"$out/$name.tar.gz"
+}
+
+ldflags_tools="-s -w -buildid= -X k8s.io/apiextensions-apiserver/pkg/buildinfo.Version=$version"
+for os in linux darwin; do
+  for arch in amd64 arm64; do
+    for tool in kubectl-featuregates featuregate-gen; do
+      log "release $version: $tool $os/$arch"
+      mkdir -p "$stage/bin/$os-$arch"
+      CGO_ENABLED=0 GOOS=$os GOARCH=$arch go build -trimpath -buildvcs=false -ldflags "$ldflags_tools" \
+        -o "$stage/bin/$os-$arch/$tool" "./cmd/$tool"
+      archive "${tool}_${version}_${os}_${arch}" "$stage/bin/$os-$arch/$tool" LICENSE
+    done
+  done
+done
+
+git_version="v1.37.1+kep2608.${version#v}"
+ldflags_apiserver="-s -w -buildid="
+for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
+  ldflags_apiserver+=" -X $pkg.gitVersion=$git_version -X $pkg.gitMajor=1 -X $pkg.gitMinor=37 -X $pkg.gitTreeState=clean"
+done
+for arch in $apiserver_arches; do
+  log "release $version: kube-apiserver linux/$arch ($git_version)"
+  mkdir -p "$stage/bin/apiserver-$arch"
+  CGO_ENABLED=0 GOOS=linux GOARCH=$arch go build -trimpath -buildvcs=false -ldflags "$ldflags_apiserver" \
+    -o "$stage/bin/apiserver-$arch/kube-apiserver" ./cmd/kube-apiserver
+  archive "kube-apiserver_${version}_linux_${arch}" "$stage/bin/apiserver-$arch/kube-apiserver" LICENSE
+done
+
+# The krew manifest: one platform per OS and architecture.
+{
+  cat <<EOF
+apiVersion: krew.googlecontainertools.github.com/v1alpha2
+kind: Plugin
+metadata:
+  name: featuregates
+spec:
+  version: $version
+  homepage: $base_url
+  shortDescription: List, enable and disable the field feature gates of CRDs
+  description: |
+    Field feature gates (KEP-2608) let a CustomResourceDefinition put some of its fields
+    behind gates that a cluster admin turns on and off. This plugin lists the gates of every
+    CRD, enables and disables them by name, shows which fields of a CRD are live, and counts
+    the stored objects that hold values at a gate's fields before one is turned off. It works
+    with the KEP-2608 kube-apiserver and with a stock one that enforces the gates through the
+    admission policies of featuregate-gen.
+  platforms:
+EOF
+  for os in darwin linux; do
+    for arch in amd64 arm64; do
+      name="kubectl-featuregates_${version}_${os}_${arch}.tar.gz"
+      cat <<EOF
+  - selector:
+      matchLabels:
+        os: $os
+        arch: $arch
+    uri: $base_url/$version/$name
+    sha256: $(sha256sum "$out/$name" | cut -d' ' -f1)
+    bin: kubectl-featuregates
+    files:
+    - from: kubectl-featuregates
+      to: .
+    - from: LICENSE
+      to: .
+EOF
+    done
+  done
+} >"$out/featuregates.yaml"
+
+(cd "$out" && LC_ALL=C ls | grep -v '^SHA256SUMS$' | xargs sha256sum >SHA256SUMS)
+log "release $version: $(ls "$out" | wc -l) files in $out"
+cat "$out/SHA256SUMS"
