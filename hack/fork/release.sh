@@ -37,8 +37,12 @@ archive() {
   for f in "$@"; do
     if [ -x "$f" ]; then chmod 0755 "$dir/$(basename "$f")"; fi
   done
+  # Members by their names (kube-apiserver, not ./kube-apiserver), so that
+  # `tar -xzf ARCHIVE kube-apiserver` finds them.
+  local members
+  mapfile -t members < <(cd "$dir" && LC_ALL=C ls)
   tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner --format=gnu \
-    -C "$dir" -cf - . | gzip -n -9 >"$out/$name.tar.gz"
+    -C "$dir" -cf - "${members[@]}" | gzip -n -9 >"$out/$name.tar.gz"
 }
 
 ldflags_tools="-s -w -buildid= -X k8s.io/apiextensions-apiserver/pkg/buildinfo.Version=$version"

@@ -66,7 +66,8 @@ for _ in $(seq 120); do
   kill -0 "$pid" 2>/dev/null || { cat "$work/local-up.log"; fail "local-up exited"; }
   sleep 1
 done
-kubectl() { PATH="$KREW_ROOT/bin:$PATH" "$work/bin/kubectl" --kubeconfig "$kubeconfig" "$@"; }
+# kubectl refuses flags before a plugin's name: the kubeconfig goes by KUBECONFIG.
+kubectl() { KUBECONFIG="$kubeconfig" PATH="$KREW_ROOT/bin:$PATH" "$work/bin/kubectl" "$@"; }
 server=$(kubectl version -o json | sed -n 's/.*"gitVersion": *"\([^"]*\)".*/\1/p' | tail -1)
 [ "$server" = "v1.37.1+kep2608.${version#v}" ] || fail "the server reports $server, want v1.37.1+kep2608.${version#v}"
 kubectl apply --server-side -f examples/feature-gates/crontab-crd.yaml >/dev/null
