@@ -19,9 +19,7 @@ package channels
 import (
 	"encoding/json"
 	"fmt"
-	"reflect"
 	"regexp"
-	"slices"
 	"sort"
 	"strings"
 
@@ -298,7 +296,7 @@ func (m *merger) walkDifferences(s, e *apiextensionsv1.JSONSchemaProps, path str
 	}
 	only := func(rules, other apiextensionsv1.ValidationRules) {
 		for _, r := range rules {
-			if r.Rule != "" && !slices.ContainsFunc(other, func(x apiextensionsv1.ValidationRule) bool { return reflect.DeepEqual(x, r) }) {
+			if r.Rule != "" && !containsRule(other, r) {
 				tie(m.ruleMentions(path, r.Rule))
 			}
 		}

@@ -19,6 +19,7 @@ package channels
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 
 	"k8s.io/apiextensions-apiserver/cmd/featuregate-gen/crdmerge"
@@ -357,15 +358,6 @@ func (m *merger) bounds(s, e *apiextensionsv1.JSONSchemaProps, path string) {
 
 // rules gates the x-kubernetes-validations rules that only one channel has.
 func (m *merger) rules(s, e *apiextensionsv1.JSONSchemaProps, path string) {
-	same := func(a, b apiextensionsv1.ValidationRule) bool { return reflect.DeepEqual(a, b) }
-	contains := func(list apiextensionsv1.ValidationRules, r apiextensionsv1.ValidationRule) bool {
-		for _, x := range list {
-			if same(x, r) {
-				return true
-			}
-		}
-		return false
-	}
 	// A rule belongs to the feature whose new fields it mentions.
 	gate := func(r apiextensionsv1.ValidationRule, channel string) string {
 		return m.nodeGate(nodePath(path), "rule", m.ruleMentions(path, r.Rule), func() string {
@@ -374,19 +366,24 @@ func (m *merger) rules(s, e *apiextensionsv1.JSONSchemaProps, path string) {
 	}
 	var out apiextensionsv1.ValidationRules
 	for _, r := range e.XValidations {
-		if r.Rule != "" && !contains(s.XValidations, r) {
+		if r.Rule != "" && !containsRule(s.XValidations, r) {
 			r.Rule = onRule(gate(r, "experimental"), "("+r.Rule+")")
 		}
 		out = append(out, r)
 	}
 	for _, r := range s.XValidations {
-		if !contains(e.XValidations, r) {
+		if !containsRule(e.XValidations, r) {
 			r = *r.DeepCopy()
 			r.Rule = offRule(gate(r, "standard"), "("+r.Rule+")")
 			out = append(out, r)
 		}
 	}
 	e.XValidations = out
+}
+
+// containsRule reports whether list has r, the same in every field.
+func containsRule(list apiextensionsv1.ValidationRules, r apiextensionsv1.ValidationRule) bool {
+	return slices.ContainsFunc(list, func(x apiextensionsv1.ValidationRule) bool { return reflect.DeepEqual(x, r) })
 }
 
 // nodeGate is the gate of a difference (what: "rule", "enum", "maxItems", ...) at node that
