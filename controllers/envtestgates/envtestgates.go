@@ -34,9 +34,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -50,6 +52,7 @@ import (
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/util/retry"
 )
 
 var crdResource = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
@@ -182,7 +185,7 @@ func Install(ctx context.Context, cfg *rest.Config, paths ...string) ([]*unstruc
 		unstructured.RemoveNestedField(obj.Object, "status")
 		_, err := client.Create(ctx, obj, metav1.CreateOptions{FieldValidation: metav1.FieldValidationStrict})
 		if apierrors.IsAlreadyExists(err) {
-			err = retryOnConflict(ctx, func() error {
+			err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
 				cur, err := client.Get(ctx, obj.GetName(), metav1.GetOptions{})
 				if err != nil {
 					return err
@@ -212,21 +215,6 @@ func Install(ctx context.Context, cfg *rest.Config, paths ...string) ([]*unstruc
 		out = append(out, got)
 	}
 	return out, nil
-}
-
-func retryOnConflict(ctx context.Context, f func() error) error {
-	var err error
-	for i := 0; i < 5; i++ {
-		if err = f(); !apierrors.IsConflict(err) {
-			return err
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
-	return err
 }
 
 // waitServed waits, up to 30 seconds, until the CRD name is Established and discovery lists
@@ -320,7 +308,7 @@ func Verify(ctx context.Context, cfg *rest.Config, paths ...string) error {
 func check(file CRD, server *unstructured.Unstructured) error {
 	want, have := gates(file.Object), gates(server)
 	var missing []string
-	for _, k := range sortedKeys(want) {
+	for _, k := range slices.Sorted(maps.Keys(want)) {
 		if h, ok := have[k]; !ok || !reflect.DeepEqual(h, want[k]) {
 			missing = append(missing, k)
 		}
@@ -432,13 +420,4 @@ func dropEmpty(v interface{}) interface{} {
 		}
 	}
 	return v
-}
-
-func sortedKeys(m map[string]interface{}) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
