@@ -27,7 +27,7 @@ GO_SOURCES    := $(shell find . -path ./_output -prune -o -path ./.git -prune -o
 
 # Tests: everything the fork adds or patches lives under ./pkg, and upstream's unit suite
 # for ./pkg takes under two minutes, so CI runs all of it.
-UNIT_PKGS ?= ./pkg/... ./hack/fork/benchratio/... ./test/benche2e/... ./test/featuregatetest/... ./cmd/kubectl-featuregates/... ./cmd/featuregate-gen/...
+UNIT_PKGS ?= ./pkg/... ./hack/fork/benchratio/... ./test/benche2e/... ./test/featuregatetest/... ./cmd/featuregate-gen/...
 # Integration tests (upstream's suite and the fork's) run the in-process apiextensions server
 # against a real etcd, which each test binary starts itself (embedded go.etcd.io/etcd/server/v3)
 # unless KUBE_INTEGRATION_ETCD_URL names one. Upstream's suite takes about 8 minutes here,
@@ -104,7 +104,7 @@ $(BIN)/local-up: $(STAMPS)/codegen go.mod go.sum $(wildcard cmd/local-up/*.go te
 	@touch $@
 
 # featuregate-gen reads API types with sigs.k8s.io/controller-tools (markers, loader).
-$(BIN)/featuregate-gen: go.mod go.sum $(wildcard cmd/featuregate-gen/*.go cmd/featuregate-gen/*/*.go)
+$(BIN)/featuregate-gen: go.mod go.sum $(wildcard cmd/featuregate-gen/*.go pkg/generators/*/*.go pkg/buildinfo/*.go)
 	$(GO_STATIC) -ldflags '-s -w' -o $@ ./cmd/featuregate-gen
 	@touch $@
 
@@ -270,7 +270,7 @@ test-gateway-api: $(BIN)/kube-apiserver $(BIN)/etcd $(BIN)/kubectl ## Gateway AP
 	hack/fork/test-gateway-api.sh
 
 # Every Gateway API release from v1.0.0 to the newest the module proxy serves to this Go,
-# merged without --gates (gatewayAPIReleases in cmd/featuregate-gen/channels, whose test checks this list), judged one by one.
+# merged without --gates (gatewayAPIReleases in pkg/generators/channels, whose test checks this list), judged one by one.
 GATEWAY_API_RELEASES ?= v1.0.0 v1.1.0 v1.1.1 v1.2.0 v1.2.1 v1.3.0 v1.4.0 v1.4.1 v1.5.0 v1.5.1 v1.6.0 v1.6.1 v1.6.2 v1.6.3
 
 .PHONY: test-gateway-api-releases

@@ -25,7 +25,7 @@ import (
 	"path/filepath"
 	"text/tabwriter"
 
-	"k8s.io/apiextensions-apiserver/cmd/featuregate-gen/channels"
+	"k8s.io/apiextensions-apiserver/pkg/generators/channels"
 )
 
 // writeFile writes content to path, creating its folder, unless the file already holds

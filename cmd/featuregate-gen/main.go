@@ -20,7 +20,7 @@ limitations under the License.
 //	controller-gen crd paths=./api/... output:crd:dir=config/crd/bases
 //	featuregate-gen -paths ./api/... -crd-dir config/crd/bases
 //
-// Markers (see package featuregategen):
+// Markers (see package markers):
 //
 //	+customfeaturegates:gate:name=BackupGate,preRelease=alpha[,default=false][,deprecationWarning="..."]
 //	+customfeaturegates:component=databases.example.com
@@ -63,8 +63,8 @@ import (
 	"os"
 	"strings"
 
-	"k8s.io/apiextensions-apiserver/cmd/featuregate-gen/featuregategen"
 	"k8s.io/apiextensions-apiserver/pkg/buildinfo"
+	"k8s.io/apiextensions-apiserver/pkg/generators/markers"
 )
 
 func main() {
@@ -120,7 +120,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			pkgs = append(pkgs, p)
 		}
 	}
-	g, err := featuregategen.Load(pkgs...)
+	g, err := markers.Load(pkgs...)
 	if err != nil {
 		fmt.Fprintln(stderr, "featuregate-gen:", err)
 		return 1

@@ -21,10 +21,10 @@ import (
 	"testing"
 )
 
-// The command on the worked example: controller-gen's output (testdata) is not up to date in
-// either mode; a run writes exactly the mode's output (by default the committed example, with
-// -field-paths testdata/widgets-field-paths.yaml); a second run and -check in the same mode change
-// nothing, and -check in the other mode reports the manifest; switching modes rewrites it.
+// markersTestdata holds the worked example's inputs and outputs, shared with the tests of
+// package markers.
+var markersTestdata = filepath.Join("..", "..", "pkg", "generators", "markers", "testdata")
+
 func TestVersion(t *testing.T) {
 	for _, arg := range []string{"--version", "-version"} {
 		var out, errOut bytes.Buffer
@@ -37,10 +37,14 @@ func TestVersion(t *testing.T) {
 	}
 }
 
+// The command on the worked example: controller-gen's output (widgets-controller-gen.yaml in markersTestdata) is not up to date in
+// either mode; a run writes exactly the mode's output (by default the committed example, with
+// -field-paths widgets-field-paths.yaml); a second run and -check in the same mode change
+// nothing, and -check in the other mode reports the manifest; switching modes rewrites it.
 func TestRun(t *testing.T) {
 	dir := t.TempDir()
 	manifest := filepath.Join(dir, "markers.example.com_widgets.yaml")
-	orig, err := os.ReadFile(filepath.Join("testdata", "widgets-controller-gen.yaml"))
+	orig, err := os.ReadFile(filepath.Join(markersTestdata, "widgets-controller-gen.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +55,7 @@ func TestRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fieldPaths, err := os.ReadFile(filepath.Join("testdata", "widgets-field-paths.yaml"))
+	fieldPaths, err := os.ReadFile(filepath.Join(markersTestdata, "widgets-field-paths.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}

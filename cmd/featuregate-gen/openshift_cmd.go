@@ -24,7 +24,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"k8s.io/apiextensions-apiserver/cmd/featuregate-gen/openshift"
+	"k8s.io/apiextensions-apiserver/pkg/generators/openshift"
 )
 
 // runOpenShift is `featuregate-gen openshift`: it writes one gated CRD per type of each

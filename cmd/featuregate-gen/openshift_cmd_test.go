@@ -29,7 +29,7 @@ import (
 // and --help.
 func TestRunOpenShift(t *testing.T) {
 	out := t.TempDir()
-	dir := filepath.Join("openshift", "testdata", "api")
+	dir := filepath.Join("..", "..", "pkg", "generators", "openshift", "testdata", "api")
 	steps := []struct {
 		name       string
 		args       []string

@@ -27,9 +27,9 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"k8s.io/apiextensions-apiserver/cmd/featuregate-gen/crdmerge"
-	"k8s.io/apiextensions-apiserver/cmd/featuregate-gen/policies"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apiextensions-apiserver/pkg/generators/crdmerge"
+	"k8s.io/apiextensions-apiserver/pkg/generators/policies"
 )
 
 const policiesUsage = "Usage: featuregate-gen policies --crds FILE|DIR[,FILE|DIR...] --out DIR [--check]"

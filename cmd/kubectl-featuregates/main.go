@@ -29,12 +29,12 @@ package main
 import (
 	"os"
 
-	"k8s.io/apiextensions-apiserver/cmd/kubectl-featuregates/app"
+	"k8s.io/apiextensions-apiserver/pkg/kubectlplugin"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 )
 
 func main() {
-	cmd := app.NewCommand(genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr})
+	cmd := kubectlplugin.NewCommand(genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr})
 	if err := cmd.Execute(); err != nil {
 		// cobra has printed the error.
 		os.Exit(1)

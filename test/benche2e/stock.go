@@ -27,8 +27,8 @@ import (
 	"strings"
 	"time"
 
-	"k8s.io/apiextensions-apiserver/cmd/featuregate-gen/policies"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apiextensions-apiserver/pkg/generators/policies"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"

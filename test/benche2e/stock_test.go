@@ -24,7 +24,7 @@ import (
 	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
-	"k8s.io/apiextensions-apiserver/cmd/featuregate-gen/policies"
+	"k8s.io/apiextensions-apiserver/pkg/generators/policies"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 

@@ -50,7 +50,7 @@ func generateTwice(t *testing.T, args ...string) []byte {
 	t.Helper()
 	dir := t.TempDir()
 	manifest := filepath.Join(dir, "markers.example.com_widgets.yaml")
-	cgen, err := os.ReadFile(filepath.Join(repoRoot, "cmd", "featuregate-gen", "testdata", "widgets-controller-gen.yaml"))
+	cgen, err := os.ReadFile(filepath.Join(repoRoot, "pkg", "generators", "markers", "testdata", "widgets-controller-gen.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,13 +75,13 @@ func generateTwice(t *testing.T, args ...string) []byte {
 // featuregate-gen on controller-gen's output for the example types. By default it marks
 // each version's schema: the result is the committed example, and the server accepts it and
 // gates as the markers declare; the admin's choice survives the author's re-apply. With
-// -field-paths the result is the command's testdata/widgets-field-paths.yaml. A second run is
+// -field-paths the result is pkg/generators/markers/testdata/widgets-field-paths.yaml. A second run is
 // byte-identical in both modes.
 func TestFeatureGateGen(t *testing.T) {
 	fieldPaths := generateTwice(t, "-field-paths")
-	wantFieldPaths, _ := os.ReadFile(filepath.Join(repoRoot, "cmd", "featuregate-gen", "testdata", "widgets-field-paths.yaml"))
+	wantFieldPaths, _ := os.ReadFile(filepath.Join(repoRoot, "pkg", "generators", "markers", "testdata", "widgets-field-paths.yaml"))
 	if !bytes.Equal(fieldPaths, wantFieldPaths) {
-		t.Errorf("the -field-paths manifest differs from cmd/featuregate-gen/testdata/widgets-field-paths.yaml:\n%s", cmp.Diff(string(wantFieldPaths), string(fieldPaths)))
+		t.Errorf("the -field-paths manifest differs from pkg/generators/markers/testdata/widgets-field-paths.yaml:\n%s", cmp.Diff(string(wantFieldPaths), string(fieldPaths)))
 	}
 
 	first := generateTwice(t)

@@ -35,10 +35,10 @@ import (
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
-	"k8s.io/apiextensions-apiserver/cmd/featuregate-gen/channels"
-	"k8s.io/apiextensions-apiserver/cmd/featuregate-gen/crdmerge"
-	"k8s.io/apiextensions-apiserver/cmd/featuregate-gen/policies"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apiextensions-apiserver/pkg/generators/channels"
+	"k8s.io/apiextensions-apiserver/pkg/generators/crdmerge"
+	"k8s.io/apiextensions-apiserver/pkg/generators/policies"
 	"k8s.io/apiextensions-apiserver/test/featuregatetest"
 	"k8s.io/apiextensions-apiserver/test/localup"
 	"k8s.io/utils/ptr"

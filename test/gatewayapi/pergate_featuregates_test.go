@@ -31,9 +31,9 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apiextensions-apiserver/cmd/featuregate-gen/policies"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
+	"k8s.io/apiextensions-apiserver/pkg/generators/policies"
 	"k8s.io/apiextensions-apiserver/test/featuregatetest"
 	"k8s.io/apiextensions-apiserver/test/localup"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"

@@ -30,7 +30,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
 
-	"k8s.io/apiextensions-apiserver/cmd/featuregate-gen/policies"
+	"k8s.io/apiextensions-apiserver/pkg/generators/policies"
 	"k8s.io/apiextensions-apiserver/test/featuregatetest"
 	"k8s.io/apiextensions-apiserver/test/localup"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -270,7 +270,7 @@ func (b *backend) probe(c *crdInfo, g *gateInfo, gp gateProbe) probeAnswer {
 
 // effective is whether a gate's probe field should be live with the states last set: the
 // gate is enabled (its own state, every gate it requires, one of requiresAnyOf if it has
-// any; docs/feature-gates-semantics.md), and so is every gate of a gated ancestor.
+// any; docs/reference/semantics.md), and so is every gate of a gated ancestor.
 func (b *backend) effective(c *crdInfo, g *gateInfo) bool {
 	on := b.enabled(c, g)
 	for _, p := range g.parents {

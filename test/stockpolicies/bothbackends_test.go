@@ -83,7 +83,7 @@ func envInt(t *testing.T, name string, def int64) int64 {
 // gate is turned off, and random writes of every family of the model-based fuzzer are sent
 // as PUT to both. Each pair of results must be the same (the same answer, and the same
 // stored spec), and each must be what the reference model gives; the one declared
-// difference is the policies' older rule of list items (docs/stock-clusters.md): inside
+// difference is the policies' older rule of list items (docs/guides/stock-clusters.md): inside
 // .spec.steps, the list without keys whose items hold gated fields, stock may pair items
 // otherwise, or refuse or accept where ours does not.
 func TestWritesOnBothBackends(t *testing.T) {

@@ -21,7 +21,7 @@ import "encoding/json"
 // The matrix: the write paths of test/integration/featuregates_test.go and the KEP's 8-case
 // update matrix, on the example CRDs (and testdata/widget-crd.yaml for the subresources, a
 // list without keys and a gated default; testdata/gadget-crd.yaml for whether a gate is
-// enabled). The expectations (want...) are our server's, by docs/feature-gates-semantics.md;
+// enabled). The expectations (want...) are our server's, by docs/reference/semantics.md;
 // stock+policies is compared with what ours did.
 
 // Warnings of our server.

@@ -46,7 +46,7 @@ func generate(t *testing.T, name string, gatedYAML []byte) generatedCRD {
 }
 
 // installOnStock applies the CRD's policies and then its stock CRD, server-side, in the order
-// docs/stock-clusters.md gives (the parameter kind is installed already), and deletes both
+// docs/guides/stock-clusters.md gives (the parameter kind is installed already), and deletes both
 // when the test ends.
 func (g generatedCRD) installOnStock(t *testing.T, b *backend) {
 	t.Helper()

@@ -50,7 +50,7 @@ spec:
               secret: {type: string}
 `
 
-// TestInstallOrder installs a gated kind on stock in the order docs/stock-clusters.md gives
+// TestInstallOrder installs a gated kind on stock in the order docs/guides/stock-clusters.md gives
 // (the parameter kind, then the policies with the parameter object, then the CRD) and writes
 // to the kind from the moment its CRD is applied: no write is ever served ungated. Every
 // create is either refused (while the server publishes the new kind) or stored without the

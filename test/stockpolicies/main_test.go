@@ -28,7 +28,7 @@ import (
 	"testing"
 	"time"
 
-	"k8s.io/apiextensions-apiserver/cmd/featuregate-gen/policies"
+	"k8s.io/apiextensions-apiserver/pkg/generators/policies"
 	"k8s.io/apiextensions-apiserver/test/featuregatetest"
 	"k8s.io/apiextensions-apiserver/test/localup"
 )

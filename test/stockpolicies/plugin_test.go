@@ -183,7 +183,7 @@ func TestKubectlFeatureGatesUsageOnBothBackends(t *testing.T) {
 var usageDifferences = map[string]struct{ gates []string }{
 	// TierGate guards .spec.tier, which has a schema default. On ours, usage does not count
 	// a value that the schema's default accounts for (it cannot tell it from one the server
-	// put there on read; cmd/kubectl-featuregates/app/stored.go). The stock CRD has no
+	// put there on read; pkg/kubectlplugin/stored.go). The stock CRD has no
 	// default there (the mutating policy applies it on writes), so there every stored value
 	// counts.
 	widgetCRD.name: {gates: []string{"TierGate"}},

@@ -43,7 +43,7 @@ type step struct {
 	dryRun bool
 	// gates are the states a gates step sets. For a gatedefs step, the gates' own states
 	// that its edits leave (the gates left out keep theirs), by the rules of
-	// docs/feature-gates-semantics.md ("Whether a gate is enabled").
+	// docs/reference/semantics.md ("Whether a gate is enabled").
 	gates map[string]bool
 	// edits (verb gatedefs) change gates' definitions in one patch of the object that holds
 	// them, the CRD on ours, the parameter object on stock; restore puts back the gates as
@@ -322,7 +322,7 @@ func (r *caseRun) find(name string) *observation {
 	return nil
 }
 
-// expect checks ours against what the contract (docs/feature-gates-semantics.md) says, so
+// expect checks ours against what the contract (docs/reference/semantics.md) says, so
 // that the reference of the comparison is right.
 func (r *caseRun) expect(s step, o *observation) {
 	r.t.Helper()
