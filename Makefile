@@ -27,7 +27,7 @@ GO_SOURCES    := $(shell find . -path ./_output -prune -o -path ./.git -prune -o
 
 # Tests: everything the fork adds or patches lives under ./pkg, and upstream's unit suite
 # for ./pkg takes under two minutes, so CI runs all of it.
-UNIT_PKGS ?= ./pkg/... ./hack/fork/benchratio/... ./test/benche2e/... ./test/featuregatetest/... ./cmd/featuregate-gen/...
+UNIT_PKGS ?= ./pkg/... ./hack/fork/benchratio/... ./hack/fork/docs/... ./test/benche2e/... ./test/featuregatetest/... ./cmd/featuregate-gen/...
 # Integration tests (upstream's suite and the fork's) run the in-process apiextensions server
 # against a real etcd, which each test binary starts itself (embedded go.etcd.io/etcd/server/v3)
 # unless KUBE_INTEGRATION_ETCD_URL names one. Upstream's suite takes about 8 minutes here,
@@ -152,9 +152,15 @@ verify-patches: ## Fast, read-only: every upstream file is exactly pristine + it
 	hack/fork/verify-patches.sh
 
 .PHONY: verify
-verify: $(STAMPS)/build ## Patches, code generation, tracked files, gofmt, go vet; the known-flake retry rules.
+verify: $(STAMPS)/build $(BIN)/kubectl-featuregates $(BIN)/featuregate-gen ## Patches, code generation, tracked files, gofmt, go vet; the known-flake retry rules; the docs' links, anchors and make targets, and the CLI reference against --help.
 	hack/fork/verify.sh
 	hack/fork/verify-flake-retry.sh
+	go run ./hack/fork/docs check $$(git ls-files '*.md')
+	go run ./hack/fork/docs cli $(BIN)
+
+.PHONY: update-docs
+update-docs: $(BIN)/kubectl-featuregates $(BIN)/featuregate-gen ## Write the CLI reference (docs/reference/kubectl-featuregates.md, featuregate-gen.md) from the tools' --help.
+	go run ./hack/fork/docs cli --write $(BIN)
 
 .PHONY: test-unit
 test-unit: $(STAMPS)/build ## Unit tests: the fork's packages and upstream's unit suite under ./pkg; featuregate-gen openshift also on OPENSHIFT_API_DIR.

@@ -103,7 +103,7 @@ Use it from another terminal:
 
 Try a field gate (the KEP-2608 crontab; run from the repository root):
 
-  kubectl apply -f examples/feature-gates/crontab-crd.yaml
+  kubectl apply --server-side -f examples/feature-gates/crontab-crd.yaml
   kubectl apply -f examples/feature-gates/crontab.yaml
       # Warning: .spec.replicas was dropped: feature gate ReplicasFeatureGate (alpha) is disabled
   kubectl featuregates enable crontabs.stable.example.com ReplicasFeatureGate

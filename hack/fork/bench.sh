@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# make bench: the micro benchmarks of docs/performance.md (the strategy, CEL rules that read
+# make bench: the micro benchmarks of docs/development/performance.md (the strategy, CEL rules that read
 # gates, CRD validation). Every round runs each setup once,
 # baseline included, so that the machine's drift hits all of them alike; hack/fork/benchratio then
 # takes the medians and prints ratios against the baseline of the same run, with the goals.

@@ -5,7 +5,7 @@
 #   stock  the node image as it is: kubeadm's stock kube-apiserver v1.37.1 (no field gating);
 #   ours   hack/kind/cluster.yaml: our kube-apiserver with CRDFieldLevelVersioning=true.
 # Then it writes the table (spec, stock, ours) to _output/kind-e2e/table.md and fails if a
-# spec that passed on stock did not pass on ours. docs/conformance.md holds the last table.
+# spec that passed on stock did not pass on ours. docs/development/conformance.md holds the last table.
 #
 # E2E_FOCUS / E2E_SKIP override the specs (ginkgo regular expressions); E2E_VARIANTS="ours"
 # runs one side only (no table then).

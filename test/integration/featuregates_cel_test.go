@@ -31,7 +31,7 @@ import (
 	"k8s.io/utils/ptr"
 )
 
-// celGatesCRD has the three recipes of "Gating values and rules" (docs/feature-gates-crd-authors.md):
+// celGatesCRD has the three recipes of "Gating values and rules" (docs/guides/crd-authors.md):
 // a gated enum value (FastMode), a gated maxItems (ManyHosts) and a stricter rule that starts
 // as alpha (StrictNames). None of the gates has fieldPaths: they guard rules only.
 func celGatesCRD(plural string) *apiextensionsv1.CustomResourceDefinition {

@@ -37,7 +37,7 @@ import (
 
 // TestFieldGatesNeverLost is issue 39's report, each case on the real server and etcd, every
 // gate off: the writes that lost, moved or dropped a stored value before the rule of
-// docs/feature-gates-semantics.md ("Which new item continues a stored one") now keep it or
+// docs/reference/semantics.md ("Which new item continues a stored one") now keep it or
 // are refused with 422 naming the gate, and nothing changes where they are refused.
 func TestFieldGatesNeverLost(t *testing.T) {
 	enableFeature(t, true)

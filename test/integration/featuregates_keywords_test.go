@@ -102,7 +102,7 @@ func TestFieldGatesGatedKeywords(t *testing.T) {
 		Rule: "!featureGates.HeaderValuePattern || self.matches('" + strings.ReplaceAll(headerValuePattern, `\`, `\\`) + "')", Message: "should match '" + headerValuePattern + "'",
 	}}}, featuregatetest.Gate("HeaderValuePattern", "alpha"))
 	// While the gate is off the guard holds, so the rule is left out of the estimate
-	// (docs/feature-gates-semantics.md, "Rules that the gates keep off"); turning the gate on
+	// (docs/reference/semantics.md, "Rules that the gates keep off"); turning the gate on
 	// is refused for the rule's estimated cost.
 	if _, err := env.apiext.ApiextensionsV1().CustomResourceDefinitions().Create(context.Background(), celForm, metav1.CreateOptions{}); err != nil {
 		t.Fatalf("the CEL form of the gated pattern with its gate off: %v, want it accepted", err)

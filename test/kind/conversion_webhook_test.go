@@ -303,7 +303,7 @@ func TestConversionWebhookPodGatesStorageVersion(t *testing.T) {
 	// (hostPort "db.example.com:") and checks the conversion that storage would make of it:
 	// agnhost's converter, which cannot tell "no port" from an empty one, writes port "",
 	// a value at the disabled path. The server fails the write rather than store it, and
-	// names the path, the gate and the webhook; nothing is stored (docs/conformance.md).
+	// names the path, the gate and the webhook; nothing is stored (docs/development/conformance.md).
 	_, err = dyn.Resource(v1GVR).Namespace(ns.Name).Create(ctx, endpoint("db", "db.example.com:5432"), metav1.CreateOptions{})
 	var status apierrors.APIStatus
 	wantMessage := "the conversion webhook of CustomResourceDefinition endpoints.stable.example.com (service " + ns.Name + "/" + service + "/crdconvert) " +

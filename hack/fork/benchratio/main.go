@@ -15,7 +15,7 @@ limitations under the License.
 */
 
 // Command benchratio reads `go test -bench` output and prints the benchmarks of
-// docs/performance.md as ratios against the baseline measured in the same run, with the
+// docs/development/performance.md as ratios against the baseline measured in the same run, with the
 // goals of issue 6 (and issue 13's CEL rules) checked. Several -count runs of a benchmark are reduced to their median.
 //
 //	go test -run XXX -bench . -count 5 ./pkg/... | go run ./hack/fork/benchratio
@@ -113,7 +113,7 @@ func spread(runs map[string]map[string][]float64, name, unit string) float64 {
 }
 
 // referenceUpstreamUpdateNs is upstream's own PrepareForUpdate of setup (a) on the machine
-// where the absolute budgets were set (docs/performance.md, 2026-11-24): 34.6 µs.
+// where the absolute budgets were set (docs/development/performance.md, 2026-11-24): 34.6 µs.
 const referenceUpstreamUpdateNs = 34600.0
 
 // machineScale is how much slower than the reference machine this run's machine is, by the

@@ -37,7 +37,7 @@ import (
 	"k8s.io/utils/ptr"
 )
 
-// The strategy-level benchmarks of docs/performance.md. Each compares the setups in one run;
+// The strategy-level benchmarks of docs/development/performance.md. Each compares the setups in one run;
 // `make bench` turns the results into ratios against the upstream setup (a):
 //
 //	(a) upstream behaviour: the CRD has no gates;
@@ -186,7 +186,7 @@ func benchStrategyTwoVersions(b *testing.B, gates []apiextensionsv1.CustomResour
 
 // storedObject stands in for the storage version's endpoint: Get returns the stored object,
 // in the storage version (gating never modifies it). The read itself, an etcd read in the
-// server, is not measured here (docs/performance.md).
+// server, is not measured here (docs/development/performance.md).
 type storedObject struct{ obj *unstructured.Unstructured }
 
 func (s storedObject) Get(context.Context, string, *metav1.GetOptions) (runtime.Object, error) {
@@ -220,7 +220,7 @@ func change(u *unstructured.Unstructured, fields []int) {
 // small enough to stay in the CPU's cache, as the object of a write is in the server, where
 // the strategy runs right after the request was decoded: with 256 copies (about 8 MB) most
 // of them had left the cache before their turn, and the setups that read the object paid
-// for cache misses that a write does not have (docs/performance.md).
+// for cache misses that a write does not have (docs/development/performance.md).
 func onCopies(b *testing.B, src *unstructured.Unstructured, op func(obj *unstructured.Unstructured)) {
 	const batch = 16
 	objs := make([]*unstructured.Unstructured, batch)
@@ -287,7 +287,7 @@ func BenchmarkFieldGatesStrategy(b *testing.B) {
 // BenchmarkFieldGatesConvert is one conversion of setup (e)'s object by its stand-in
 // converter: the copy the handler's safe converter makes. An update in (e) asks for one (the
 // request object to the storage version; the stored object is read in it), so (e)'s own work
-// is its time less one of these (docs/performance.md).
+// is its time less one of these (docs/development/performance.md).
 func BenchmarkFieldGatesConvert(b *testing.B) {
 	obj := benchObject(benchFields, nil)
 	obj.SetAPIVersion("stable.example.com/v2")

@@ -31,7 +31,7 @@ import (
 )
 
 // BenchmarkFieldGatesCELRules measures the evaluation of x-kubernetes-validations rules that
-// read gates (docs/performance.md): a custom resource with 50 string fields, each with one
+// read gates (docs/development/performance.md): a custom resource with 50 string fields, each with one
 // rule, validated by the CEL validator the strategy compiles once per CRD revision.
 //
 //	(a) upstream: the CRD has no gates; the same rules with a literal in place of the gate,

@@ -99,7 +99,7 @@ func TestFieldGatesListsWithoutKeysProperties(t *testing.T) {
 			}
 			// Edits in place may be refused: neighbours edited together that do not send back
 			// their stored values, and an item edited away from an equal twin that holds other
-			// values, cannot be told from items swapped (docs/feature-gates-semantics.md).
+			// values, cannot be told from items swapped (docs/reference/semantics.md).
 			if class != "mixed" && class != "edits" && !equalItemsDiffer(oldSteps, retryOff, wOff) {
 				t.Fatalf("a %s write was rejected: %v\n%s", class, w.err, where())
 			}

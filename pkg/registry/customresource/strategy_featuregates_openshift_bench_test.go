@@ -37,7 +37,7 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// The OpenShift setup of docs/performance.md: the largest CRD of config.openshift.io that
+// The OpenShift setup of docs/development/performance.md: the largest CRD of config.openshift.io that
 // `featuregate-gen openshift` merges (infrastructures.config.openshift.io, from openshift/api
 // 2a3d739; testdata/featuregates-openshift-infrastructures.yaml), a full Infrastructure (every
 // field of the schema set, each list with two items), written with

@@ -16,7 +16,7 @@ limitations under the License.
 
 // Package writemodel is a reference model of what the API server stores for a write to a
 // custom resource whose CRD has fields that are not live, written from
-// docs/feature-gates-semantics.md ("What a write does" and "Which new item continues a
+// docs/reference/semantics.md ("What a write does" and "Which new item continues a
 // stored one") and from nothing else: it imports no server code. Tests compare the server
 // (and its parts) with it, and generate the writes to compare with Gen. Test support only.
 package writemodel

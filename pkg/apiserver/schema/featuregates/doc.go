@@ -69,5 +69,5 @@ limitations under the License.
 //  7. query.go, describe.go: what the OpenAPI builder, pkg/apihelpers and kubectl
 //     featuregates ask of an Index (which gated path disables a path, its stage note).
 //
-// The write path through the server, hook by hook, is docs/write-path.md.
+// The write path through the server, hook by hook, is docs/development/write-path.md.
 package featuregates

@@ -205,7 +205,7 @@ func randomWrite(t *testing.T, r *rand.Rand, g *writemodel.Gen, schema *structur
 }
 
 // TestWritesAgainstModel compares gating and the last check with the reference model
-// (test/featuregatetest/writemodel, written from docs/feature-gates-semantics.md) on random
+// (test/featuregatetest/writemodel, written from docs/reference/semantics.md) on random
 // writes of every family: each write gives the model's result, or is refused where the model
 // refuses it, and only there.
 func TestWritesAgainstModel(t *testing.T) {

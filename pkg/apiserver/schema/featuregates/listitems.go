@@ -42,7 +42,7 @@ var correlateItems = correlate
 // item continues, so the invariant is: a stored value at a disabled path is never moved into
 // another item, and it is dropped only with its own item, when no new item can be it.
 //
-// It implements the rule of docs/feature-gates-semantics.md, "Which new item continues a
+// It implements the rule of docs/reference/semantics.md, "Which new item continues a
 // stored one":
 //
 //   - Maps (when n's list is of type map): by the list-map keys.
