@@ -5,10 +5,15 @@
 #     linux and darwin, amd64 and arm64: a static binary and LICENSE;
 #   kube-apiserver_VERSION_linux_ARCH.tar.gz for RELEASE_APISERVER_ARCHES (default amd64): our
 #     kube-apiserver, reporting v1.37.1+kep2608.VERSION (without the "v") to `kubectl version`;
+#   kube-apiserver-image_VERSION_linux_ARCH.tar: the same binary as a container image,
+#     RELEASE_IMAGE_REPOSITORY:v1.37.1-kep2608.VERSION (default repository
+#     kep2608.local/kube-apiserver), in `docker save`'s format (hack/fork/image.sh), for
+#     `docker load`, `kind load image-archive` and make release-kind-node;
 #   featuregates.yaml: the krew plugin manifest of kubectl-featuregates, whose archives it
 #     names under RELEASE_BASE_URL/VERSION/ with their SHA-256;
 #   SHA256SUMS of every file above.
-# Every binary prints VERSION: `--version` for the two tools.
+# Every binary prints VERSION: `--version` for the two tools. RELEASE_TOOLS= (empty) builds the
+# kube-apiserver parts only (make test-release-kind).
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$ROOT"
 
@@ -19,6 +24,8 @@ if ! [[ $version =~ ^v[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?$ ]]; then
 fi
 base_url=${RELEASE_BASE_URL:-https://downloads.example.com/kep2608-apiextensions-apiserver}
 apiserver_arches=${RELEASE_APISERVER_ARCHES:-amd64}
+image_repository=${RELEASE_IMAGE_REPOSITORY:-kep2608.local/kube-apiserver}
+tools=${RELEASE_TOOLS-kubectl-featuregates featuregate-gen}
 out=${RELEASE_OUT:-$ROOT/_output/release/$version}
 rm -rf "$out"
 mkdir -p "$out"
@@ -48,7 +55,7 @@ archive() {
 ldflags_tools="-s -w -buildid= -X k8s.io/apiextensions-apiserver/pkg/buildinfo.Version=$version"
 for os in linux darwin; do
   for arch in amd64 arm64; do
-    for tool in kubectl-featuregates featuregate-gen; do
+    for tool in $tools; do
       log "release $version: $tool $os/$arch"
       mkdir -p "$stage/bin/$os-$arch"
       CGO_ENABLED=0 GOOS=$os GOARCH=$arch go build -trimpath -buildvcs=false -ldflags "$ldflags_tools" \
@@ -69,9 +76,12 @@ for arch in $apiserver_arches; do
   CGO_ENABLED=0 GOOS=linux GOARCH=$arch go build -trimpath -buildvcs=false -ldflags "$ldflags_apiserver" \
     -o "$stage/bin/apiserver-$arch/kube-apiserver" ./cmd/kube-apiserver
   archive "kube-apiserver_${version}_linux_${arch}" "$stage/bin/apiserver-$arch/kube-apiserver" LICENSE
+  hack/fork/image.sh "$stage/bin/apiserver-$arch/kube-apiserver" LICENSE \
+    "$image_repository:v1.37.1-kep2608.${version#v}" "$arch" "$out/kube-apiserver-image_${version}_linux_${arch}.tar"
 done
 
 # The krew manifest: one platform per OS and architecture.
+if [[ " $tools " == *" kubectl-featuregates "* ]]; then
 {
   cat <<EOF
 apiVersion: krew.googlecontainertools.github.com/v1alpha2
@@ -111,6 +121,7 @@ EOF
     done
   done
 } >"$out/featuregates.yaml"
+fi
 
 (cd "$out" && LC_ALL=C ls | grep -v '^SHA256SUMS$' | xargs sha256sum >SHA256SUMS)
 log "release $version: $(ls "$out" | wc -l) files in $out"

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# make release-kind-node VERSION=vX.Y.Z: adds to the release in _output/release/VERSION (or
+# RELEASE_OUT) what a kind user needs to run our kube-apiserver without building anything:
+#   kind-node_VERSION_linux_amd64.tar.gz: a kind node image for Kubernetes v1.37.1,
+#     RELEASE_NODE_IMAGE_REPOSITORY:v1.37.1-kep2608.VERSION (default kep2608.local/kind-node),
+#     in `docker save`'s format: make kind-node-image's node (built offline) with the release's
+#     kube-apiserver image imported into its containerd and the kubeadm patch
+#     hack/release/kind/kube-apiserver0+json.yaml at /kep2608/patches;
+#   kind-cluster.yaml: the kind config that uses it (hack/release/kind/kind-cluster.yaml);
+# and writes SHA256SUMS again over every file. The node image archive is the one artifact that
+# is not the same bytes on every run (a committed container records when it was made).
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+cd "$ROOT"
+die() { echo "make release-kind-node: $*" >&2; exit 1; }
+
+version=${VERSION:-}
+[[ $version =~ ^v[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?$ ]] ||
+  die "VERSION must be a semantic version with a leading v (VERSION=v0.1.0), not '$version'"
+out=${RELEASE_OUT:-$ROOT/_output/release/$version}
+image_archive="$out/kube-apiserver-image_${version}_linux_amd64.tar"
+[ -f "$image_archive" ] || die "no $image_archive: run make release VERSION=$version first"
+base=${KIND_NODE_IMAGE:-kep2608.local/kind-node:v1.37.1}
+docker image inspect "$base" >/dev/null 2>&1 || die "no node image $base: run make kind-node-image"
+node_image=${RELEASE_NODE_IMAGE_REPOSITORY:-kep2608.local/kind-node}:v1.37.1-kep2608.${version#v}
+
+# The apiserver image's name, as the archive's manifest gives it.
+image=$(tar -xOf "$image_archive" manifest.json | sed -n 's/.*"RepoTags":\["\([^"]*\)"\].*/\1/p')
+[ -n "$image" ] || die "$image_archive names no image in its manifest.json"
+
+work=$(mktemp -d)
+builder=kep2608-release-node-$$
+trap 'docker rm -f -v "$builder" >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
+sed "s#@IMAGE@#$image#" hack/release/kind/kube-apiserver0+json.yaml >"$work/kube-apiserver0+json.yaml"
+
+# As hack/kind/node/build.sh imports images: containerd in a container of the node image,
+# `ctr images import`, then commit the container with the node's entrypoint.
+log "release $version: importing $image into $base's containerd"
+docker run -d --name "$builder" --entrypoint /usr/local/bin/containerd "$base" >/dev/null
+for _ in $(seq 1 60); do docker exec "$builder" ctr version >/dev/null 2>&1 && break; sleep 1; done
+docker exec "$builder" ctr version >/dev/null || { docker logs "$builder" | tail -n 20 >&2; die "containerd did not start in $builder"; }
+docker exec -i "$builder" ctr --namespace=k8s.io images import --label=io.cri-containerd.pinned=pinned \
+  --no-unpack --digests - <"$image_archive" >/dev/null
+docker exec "$builder" ctr --namespace=k8s.io images list -q | grep -qxF "$image" ||
+  die "$image is not in the node's containerd after the import"
+docker exec "$builder" mkdir -p /kep2608/patches
+docker cp "$work/kube-apiserver0+json.yaml" "$builder:/kep2608/patches/kube-apiserver0+json.yaml"
+docker exec "$builder" sh -c 'kill -TERM 1'
+docker wait "$builder" >/dev/null || true
+docker commit --change 'ENTRYPOINT [ "/usr/local/bin/kep2608-entrypoint", "/sbin/init" ]' \
+  --change "LABEL org.opencontainers.image.version=v1.37.1-kep2608.${version#v}" "$builder" "$node_image" >/dev/null
+[ "$(docker image inspect -f '{{.Config.StopSignal}} {{json .Config.Entrypoint}}' "$node_image")" = \
+  'SIGRTMIN+3 ["/usr/local/bin/kep2608-entrypoint","/sbin/init"]' ] || die "$node_image lost its stop signal or entrypoint"
+
+log "release $version: saving $node_image"
+docker save "$node_image" | gzip -n -1 >"$out/kind-node_${version}_linux_amd64.tar.gz"
+sed -e "s#@VERSION@#$version#g" -e "s#@IMAGE@#$image#g" -e "s#@NODE_IMAGE@#$node_image#g" \
+  hack/release/kind/kind-cluster.yaml >"$out/kind-cluster.yaml"
+(cd "$out" && LC_ALL=C ls | grep -v '^SHA256SUMS$' | xargs sha256sum >SHA256SUMS)
+log "release $version: $node_image in $out/kind-node_${version}_linux_amd64.tar.gz ($(du -h "$out/kind-node_${version}_linux_amd64.tar.gz" | cut -f1)), kind-cluster.yaml"
