@@ -124,11 +124,76 @@ var exampleChecks = map[string]func(t *testing.T, r result){
 		assertRejectedVariant(t, "examples/feature-gates/rules/cache-zones.yaml", "eu-west-1c]", "eu-west-1c, eu-west-1d]",
 			"at most 3 zones while the ManyZones feature gate is disabled")
 	},
+	"examples/feature-gates/keywords/queue.yaml": func(t *testing.T, r result) {
+		assertExampleWarnings(t, r)
+		const path = "examples/feature-gates/keywords/queue.yaml"
+		assertRejectedVariant(t, path, "mode: FIFO", "mode: Priority", `spec.mode: Unsupported value: "Priority"`)
+		assertRejectedVariant(t, path, "maxDepth: 500", "maxDepth: 5000", "spec.maxDepth: Invalid value: 5000: spec.maxDepth in body should be less than or equal to 1000")
+		// With its gate on, each value is accepted.
+		withGates(t, "queues.gates.example.com", "PriorityMode", "DeepQueues")
+		featuregatetest.WaitFor(t, 30*time.Second, "the Queue's gates to reach the server", func() bool {
+			variant := strings.NewReplacer("name: jobs", "name: probe", "mode: FIFO", "mode: Priority", "maxDepth: 500", "maxDepth: 5000").Replace(readFile(t, path))
+			return kubectl(t, variant, "create", "-n", examplesNamespace, "--dry-run=server", "-f", "-").err == nil
+		})
+	},
+	"examples/feature-gates/requires/pipeline.yaml": func(t *testing.T, r result) {
+		assertExampleWarnings(t, r,
+			".spec.autoscaling was dropped: feature gate Autoscaling (alpha) is disabled",
+			".spec.metricsSource was dropped: feature gate MetricsSource (stable) is disabled: requires ExternalMetrics or CustomMetrics, which are disabled")
+		obj := getJSON(t, "-n", examplesNamespace, "pipelines.gates.example.com", "build")
+		assertField(t, obj, nil, false, "spec", "autoscaling")
+		assertField(t, obj, nil, false, "spec", "metricsSource")
+		assertField(t, obj, float64(3), true, "spec", "stages")
+
+		// What a create stores, after each gate change: predictive needs both features,
+		// metricsSource either of its two.
+		const path = "examples/feature-gates/requires/pipeline.yaml"
+		stores := func(want map[string]bool) {
+			t.Helper()
+			featuregatetest.WaitFor(t, 30*time.Second, fmt.Sprintf("a Pipeline create to store %v", want), func() bool {
+				probe := strings.Replace(readFile(t, path), "name: build", "name: probe", 1)
+				r := kubectl(t, probe, "create", "-n", examplesNamespace, "--dry-run=server", "-o", "json", "-f", "-")
+				if r.err != nil {
+					return false
+				}
+				for field, stored := range want {
+					if strings.Contains(r.stdout, `"`+field+`"`) != stored {
+						return false
+					}
+				}
+				return true
+			})
+		}
+		withGates(t, "pipelines.gates.example.com", "Autoscaling")
+		stores(map[string]bool{"maxReplicas": true, "predictive": false, "metricsSource": false})
+		withGates(t, "pipelines.gates.example.com", "Predictions", "CustomMetrics")
+		stores(map[string]bool{"maxReplicas": true, "predictive": true, "metricsSource": true})
+	},
 	"examples/feature-gates/rules/cache-keyprefix.yaml": func(t *testing.T, r result) {
 		assertExampleWarnings(t, r)
 		obj := getJSON(t, "-n", examplesNamespace, "caches.gates.example.com", "legacy")
 		assertField(t, obj, "Legacy_Keys", true, "spec", "keyPrefix")
 	},
+}
+
+// withGates enables the gates of a CRD with kubectl featuregates, and disables them again
+// when the test ends, so that a second run sees the example as the first did.
+func withGates(t *testing.T, crd string, gates ...string) {
+	t.Helper()
+	for _, g := range gates {
+		mustFeaturegates(t, "enable", crd, g)
+		t.Cleanup(func() { mustFeaturegates(t, "disable", crd, g) })
+	}
+}
+
+// readFile reads a file of the repository.
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(repoRoot, path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
 
 // assertRejectedVariant checks that the example at path, with old replaced by new, is
