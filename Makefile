@@ -104,7 +104,7 @@ $(BIN)/local-up: $(STAMPS)/codegen go.mod go.sum $(wildcard cmd/local-up/*.go te
 	@touch $@
 
 # featuregate-gen reads API types with sigs.k8s.io/controller-tools (markers, loader).
-$(BIN)/featuregate-gen: go.mod go.sum $(wildcard cmd/featuregate-gen/*.go pkg/generators/*/*.go pkg/buildinfo/*.go)
+$(BIN)/featuregate-gen: $(STAMPS)/codegen go.mod go.sum $(wildcard cmd/featuregate-gen/*.go pkg/generators/*/*.go pkg/buildinfo/*.go)
 	$(GO_STATIC) -ldflags '-s -w' -o $@ ./cmd/featuregate-gen
 	@touch $@
 

@@ -39,4 +39,4 @@ fi
 
 kind create cluster --config hack/kind/cluster.yaml "$@"
 echo
-echo "kubectl now points at kind-kep2608. Try: _output/bin/kubectl apply -f examples/feature-gates/crontab-crd.yaml"
+echo "kubectl now points at kind-kep2608. Try: _output/bin/kubectl apply --server-side -f examples/feature-gates/crontab-crd.yaml"

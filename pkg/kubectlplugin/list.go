@@ -62,6 +62,10 @@ the storage version, and a write to that version meets them after conversion.`,
 		},
 	}
 	o.PrintFlags.AddFlags(cmd)
+	// -o wide is list's own table, which PrintFlags does not know: name it with the others.
+	if f := cmd.Flags().Lookup("output"); f != nil {
+		f.Usage = "Output format. One of: (wide, " + strings.Join(o.PrintFlags.AllowedFormats(), ", ") + ")."
+	}
 	return cmd
 }
 

@@ -52,6 +52,7 @@ func TestCommands(t *testing.T) {
 		{name: "list jsonpath", args: []string{"list", "-o", "jsonpath={.items[*].gate}"}, want: []string{"BackupGate BackupEncryptionGate TagsGate LabelsGate"}},
 		{name: "list unknown CRD", args: []string{"list", "nopes.example.com"}, wantErr: "not found"},
 		{name: "list bad output", args: []string{"list", "-o", "bogus"}, wantErr: "bogus"},
+		{name: "list help names wide", args: []string{"list", "--help"}, want: []string{"Output format. One of: (wide, json, yaml,"}},
 		{name: "status", args: []string{"status", "databases.gates.example.com"}, want: []string{
 			"# databases.gates.example.com, storage version v1",
 			".spec.backup.schedule", "parent .spec.backup is disabled by feature gate BackupGate (alpha)"}},
