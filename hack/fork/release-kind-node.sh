@@ -40,8 +40,11 @@ for _ in $(seq 1 60); do docker exec "$builder" ctr version >/dev/null 2>&1 && b
 docker exec "$builder" ctr version >/dev/null || { docker logs "$builder" | tail -n 20 >&2; die "containerd did not start in $builder"; }
 docker exec -i "$builder" ctr --namespace=k8s.io images import --label=io.cri-containerd.pinned=pinned \
   --no-unpack --digests - <"$image_archive" >/dev/null
-docker exec "$builder" ctr --namespace=k8s.io images list -q | grep -qxF "$image" ||
-  die "$image is not in the node's containerd after the import"
+# The list is read whole before it is searched: grep -q stopping early would end ctr with
+# SIGPIPE, which pipefail turns into a failure.
+imported=$(docker exec "$builder" ctr --namespace=k8s.io images list -q)
+grep -qxF "$image" <<<"$imported" ||
+  die "$image is not in the node's containerd after the import; it holds: $(tr "\n" " " <<<"$imported")"
 docker exec "$builder" mkdir -p /kep2608/patches
 docker cp "$work/kube-apiserver0+json.yaml" "$builder:/kep2608/patches/kube-apiserver0+json.yaml"
 docker exec "$builder" sh -c 'kill -TERM 1'

@@ -36,7 +36,10 @@ node_image=kep2608.local/kind-node:v1.37.1-kep2608.${version#v}
 want="v1.37.1+kep2608.${version#v}"
 
 docker rmi "$image" >/dev/null 2>&1 || true
-docker load -i "$image_archive" | grep -qxF "Loaded image: $image" || fail "docker load of $image_archive does not give $image"
+# Each command's output is read whole before it is searched (grep -q in a pipe would end the
+# command with SIGPIPE, which pipefail turns into a failure).
+loaded=$(docker load -i "$image_archive")
+grep -qxF "Loaded image: $image" <<<"$loaded" || fail "docker load of $image_archive does not give $image"
 got=$(docker run --rm "$image" --version)
 docker rmi "$image" >/dev/null
 [ "$got" = "Kubernetes $want" ] || fail "the image's kube-apiserver --version says '$got', want 'Kubernetes $want'"
@@ -53,7 +56,8 @@ source hack/kind/cluster-lifecycle.sh
 kind_cluster_lifecycle
 
 log "test-release-kind: docker load, kind create cluster from the release's files"
-docker load -i "$out/kind-node_${version}_linux_amd64.tar.gz" | grep -qxF "Loaded image: $node_image" ||
+loaded=$(docker load -i "$out/kind-node_${version}_linux_amd64.tar.gz")
+grep -qxF "Loaded image: $node_image" <<<"$loaded" ||
   fail "docker load of the node archive does not give $node_image"
 kind_engine_compat "$node_image" "$WORK/engine"
 "$KIND" create cluster --name "$CLUSTER" --config "$out/kind-cluster.yaml" --kubeconfig "$KUBECONFIG_FILE" --wait 5m

@@ -75,6 +75,7 @@ kubectl wait --for=condition=Established crd/crontabs.stable.example.com --timeo
 kubectl featuregates list crontabs.stable.example.com | tee "$work/list.txt"
 grep -q "ReplicasFeatureGate" "$work/list.txt" || fail "kubectl featuregates list shows no ReplicasFeatureGate"
 kubectl featuregates enable crontabs.stable.example.com ReplicasFeatureGate
-kubectl featuregates list crontabs.stable.example.com -o json | grep -q '"enabled": true' ||
+listed=$(kubectl featuregates list crontabs.stable.example.com -o json)
+grep -q '"enabled": true' <<<"$listed" ||
   fail "kubectl featuregates enable did not enable ReplicasFeatureGate"
 log "test-release: OK: $version built twice alike, krew's validator and krew install pass, the plugin works on the release's kube-apiserver ($server)"

@@ -123,9 +123,9 @@ func servingCert(t *testing.T, dnsName string) (caPEM, certPEM, keyPEM []byte) {
 }
 
 // gatedCRD has the shape agnhost's crd-conversion-webhook converts: stable.example.com/v1
-// has hostPort "host:port", v2 (the storage version) has host and port. Gate paths are
-// storage-version paths, so the gate names v2's .port; objects written as v1 reach it only
-// through the webhook.
+// has hostPort "host:port", v2 (the storage version) has host and port. The gate guards v2's
+// .port, in one of the two forms of gateForms; objects written as v1 reach it only through
+// the webhook.
 const gatedCRD = `apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
 metadata:
@@ -151,13 +151,12 @@ spec:
         type: object
         properties:
           host: {type: string}
-          port: {type: string}
+          port: {type: string%s}
   customFeatureGates:
     featureGates:
     - name: PortField
       preRelease: alpha
-      default: false
-      fieldPaths: [.port]
+      default: false%s
   conversion:
     strategy: Webhook
     webhook:
@@ -166,6 +165,15 @@ spec:
         caBundle: %s
         service: {namespace: %s, name: %s, path: /crdconvert, port: 9443}
 `
+
+// gateForms are the two ways gatedCRD's gate can guard v2's .port, which the server must
+// treat alike: a mark on the field in v2's schema (with a conversion webhook, a version's
+// marks gate that version only), or the older fieldPaths, paths of the storage version. Each
+// is the pair of strings gatedCRD takes after the port's type and after the gate's default.
+var gateForms = []struct{ name, mark, fieldPaths string }{
+	{name: "marks", mark: ", x-kubernetes-feature-gate: PortField"},
+	{name: "fieldPaths", fieldPaths: "\n      fieldPaths: [.port]"},
+}
 
 var (
 	crdGVR = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
@@ -178,7 +186,8 @@ var (
 // field of the storage version only. While the gate is off, a write as v2 loses .port, with
 // the warning, and a write as v1 fails, because agnhost's converter does not round-trip the
 // gated field; after the admin enables the gate the v1 write stores it.
-// Each object is read through both versions.
+// Each object is read through both versions. It runs once per form of the gate (gateForms):
+// a mark on v2's port, and fieldPaths.
 func TestConversionWebhookPodGatesStorageVersion(t *testing.T) {
 	core, dyn, warnings := clients(t)
 	image := os.Getenv("KIND_AGNHOST_IMAGE")
@@ -248,14 +257,32 @@ func TestConversionWebhookPodGatesStorageVersion(t *testing.T) {
 		t.Fatalf("the webhook pod did not become ready: %v\npods: %+v", err, pods)
 	}
 
+	for _, form := range gateForms {
+		t.Run(form.name, func(t *testing.T) {
+			manifest := fmt.Sprintf(gatedCRD, form.mark, form.fieldPaths, base64.StdEncoding.EncodeToString(caPEM), ns.Name, service)
+			gatesStorageVersion(t, ctx, dyn, warnings, ns.Name, service, manifest)
+		})
+	}
+}
+
+// gatesStorageVersion installs the CRD manifest, whose gate PortField (off) guards v2's .port,
+// checks each write's outcome through v2 and v1 with the gate off and then on, and deletes
+// the CRD with its objects.
+func gatesStorageVersion(t *testing.T, ctx context.Context, dyn dynamic.Interface, warnings *featuregatetest.WarningRecorder, ns, service, manifest string) {
 	var crd unstructured.Unstructured
-	manifest := fmt.Sprintf(gatedCRD, base64.StdEncoding.EncodeToString(caPEM), ns.Name, service)
 	if err := yaml.Unmarshal([]byte(manifest), &crd.Object); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := dyn.Resource(crdGVR).Create(ctx, &crd, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() {
+		_ = dyn.Resource(crdGVR).Delete(context.Background(), "endpoints.stable.example.com", metav1.DeleteOptions{})
+		_ = wait.PollUntilContextTimeout(context.Background(), 500*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+			_, err := dyn.Resource(crdGVR).Get(ctx, "endpoints.stable.example.com", metav1.GetOptions{})
+			return apierrors.IsNotFound(err), nil
+		})
+	})
 
 	// served waits until a v1 create (a dry run) shows the gate's state: with PortField on it
 	// stores .port; with it off, the write fails because agnhost's converter does not
@@ -266,7 +293,7 @@ func TestConversionWebhookPodGatesStorageVersion(t *testing.T) {
 		var last error
 		if err := wait.PollUntilContextCancel(ctx, 500*time.Millisecond, true, func(ctx context.Context) (bool, error) {
 			probe := endpoint("probe", "probe.example.com:1")
-			got, err := dyn.Resource(v1GVR).Namespace(ns.Name).Create(ctx, probe, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+			got, err := dyn.Resource(v1GVR).Namespace(ns).Create(ctx, probe, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
 			last = err
 			if !enabled {
 				return err != nil && strings.Contains(err.Error(), "does not round-trip gated fields"), nil
@@ -290,13 +317,13 @@ func TestConversionWebhookPodGatesStorageVersion(t *testing.T) {
 		"metadata": map[string]interface{}{"name": "direct"},
 		"host":     "direct.example.com", "port": "8080",
 	}}
-	if _, err := dyn.Resource(v2GVR).Namespace(ns.Name).Create(ctx, v2, metav1.CreateOptions{}); err != nil {
+	if _, err := dyn.Resource(v2GVR).Namespace(ns).Create(ctx, v2, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if got := warnings.Take(); len(got) != 1 || got[0] != wantWarning {
 		t.Errorf("create as v2 with PortField off: warnings %q, want [%q]", got, wantWarning)
 	}
-	expect(t, ctx, dyn, ns.Name, "direct", "direct.example.com", nil, "direct.example.com:")
+	expect(t, ctx, dyn, ns, "direct", "direct.example.com", nil, "direct.example.com:")
 
 	// Off, written as v1: the webhook turns hostPort into v2's host and port, and the gate
 	// drops the client's port there. The server converts the gated object back to v1
@@ -304,15 +331,15 @@ func TestConversionWebhookPodGatesStorageVersion(t *testing.T) {
 	// agnhost's converter, which cannot tell "no port" from an empty one, writes port "",
 	// a value at the disabled path. The server fails the write rather than store it, and
 	// names the path, the gate and the webhook; nothing is stored (docs/development/conformance.md).
-	_, err = dyn.Resource(v1GVR).Namespace(ns.Name).Create(ctx, endpoint("db", "db.example.com:5432"), metav1.CreateOptions{})
+	_, err := dyn.Resource(v1GVR).Namespace(ns).Create(ctx, endpoint("db", "db.example.com:5432"), metav1.CreateOptions{})
 	var status apierrors.APIStatus
-	wantMessage := "the conversion webhook of CustomResourceDefinition endpoints.stable.example.com (service " + ns.Name + "/" + service + "/crdconvert) " +
+	wantMessage := "the conversion webhook of CustomResourceDefinition endpoints.stable.example.com (service " + ns + "/" + service + "/crdconvert) " +
 		"does not round-trip gated fields: converting this v1 object to the storage version v2 puts a value at .port, which feature gate PortField (alpha) disables there; nothing was persisted"
 	if !errors.As(err, &status) || status.Status().Code != 500 || !strings.Contains(err.Error(), wantMessage) {
 		t.Errorf("create as v1 with PortField off: error %v, want a 500 containing %q", err, wantMessage)
 	}
 	warnings.Take()
-	if _, err := dyn.Resource(v2GVR).Namespace(ns.Name).Get(ctx, "db", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+	if _, err := dyn.Resource(v2GVR).Namespace(ns).Get(ctx, "db", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		t.Errorf("the failed create as v1 was stored, or the read failed: %v", err)
 	}
 
@@ -321,17 +348,17 @@ func TestConversionWebhookPodGatesStorageVersion(t *testing.T) {
 	// object as this v1 endpoint sees it alike. The server checks the conversion against the
 	// object as stored in v2, so it fails the write instead of storing port "" (issue 27).
 	labelPatch := []byte(`{"metadata":{"labels":{"touched":"yes"}}}`)
-	_, err = dyn.Resource(v1GVR).Namespace(ns.Name).Patch(ctx, "direct", "application/merge-patch+json", labelPatch, metav1.PatchOptions{})
+	_, err = dyn.Resource(v1GVR).Namespace(ns).Patch(ctx, "direct", "application/merge-patch+json", labelPatch, metav1.PatchOptions{})
 	if !errors.As(err, &status) || status.Status().Code != 500 || !strings.Contains(err.Error(), wantMessage) {
 		t.Errorf("label patch as v1 with PortField off: error %v, want a 500 containing %q", err, wantMessage)
 	}
 	warnings.Take()
-	expect(t, ctx, dyn, ns.Name, "direct", "direct.example.com", nil, "direct.example.com:")
+	expect(t, ctx, dyn, ns, "direct", "direct.example.com", nil, "direct.example.com:")
 	// The same label patch through v2, the storage version, converts nothing and passes.
-	if _, err := dyn.Resource(v2GVR).Namespace(ns.Name).Patch(ctx, "direct", "application/merge-patch+json", labelPatch, metav1.PatchOptions{}); err != nil {
+	if _, err := dyn.Resource(v2GVR).Namespace(ns).Patch(ctx, "direct", "application/merge-patch+json", labelPatch, metav1.PatchOptions{}); err != nil {
 		t.Errorf("label patch as v2 with PortField off: %v", err)
 	}
-	expect(t, ctx, dyn, ns.Name, "direct", "direct.example.com", nil, "direct.example.com:")
+	expect(t, ctx, dyn, ns, "direct", "direct.example.com", nil, "direct.example.com:")
 
 	// On: the admin enables the gate; the same create through v1 now stores .port.
 	patch := []byte(`[{"op":"test","path":"/spec/customFeatureGates/featureGates/0/name","value":"PortField"},` +
@@ -340,13 +367,13 @@ func TestConversionWebhookPodGatesStorageVersion(t *testing.T) {
 		t.Fatal(err)
 	}
 	served(true)
-	if _, err := dyn.Resource(v1GVR).Namespace(ns.Name).Create(ctx, endpoint("db", "db.example.com:5433"), metav1.CreateOptions{}); err != nil {
+	if _, err := dyn.Resource(v1GVR).Namespace(ns).Create(ctx, endpoint("db", "db.example.com:5433"), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if got := warnings.Take(); len(got) != 0 {
 		t.Errorf("create as v1 with PortField on: warnings %q, want none", got)
 	}
-	expect(t, ctx, dyn, ns.Name, "db", "db.example.com", ptr.To("5433"), "db.example.com:5433")
+	expect(t, ctx, dyn, ns, "db", "db.example.com", ptr.To("5433"), "db.example.com:5433")
 }
 
 func endpoint(name, hostPort string) *unstructured.Unstructured {
