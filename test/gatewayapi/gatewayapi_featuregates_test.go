@@ -29,6 +29,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -371,8 +372,10 @@ func generatePolicies(t *testing.T, dir string, on bool) (string, []string) {
 }
 
 // installPolicies applies the parameter objects and policies and waits until they act on
-// HTTPRoutes: with the gates off, a dry-run route's retry (HTTPRouteRulesRetry) is dropped;
-// with them on, a route with two rules of one name is refused (HTTPRouteRules' rule).
+// HTTPRoutes: a dry-run route sets a rule field that only the experimental channel has
+// (experimentalRuleField: retry, or timeouts before v1.2.0), which the policies drop with the
+// gates off and keep with them on; where the release has it (v1.2.0 on), the route also has
+// two rules of one name, which HTTPRouteRules' rule refuses with the gates on.
 func installPolicies(t *testing.T, k kubectl, s setup, files []string) {
 	t.Helper()
 	for _, f := range files {
@@ -380,21 +383,31 @@ func installPolicies(t *testing.T, k kubectl, s setup, files []string) {
 			t.Fatalf("%s: installing %s: %v\n%s", s.name, filepath.Base(f), r.err, r.stderr)
 		}
 	}
-	const probe = `apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: policy-probe, namespace: default}
-spec:
-  rules:
-  - name: a
-    retry: {attempts: 1}
-  - name: a
-`
+	gw := featuregatetest.ModuleDir(t, "sigs.k8s.io/gateway-api@"+gatewayAPIVersion())
+	crd := func(channel string) string {
+		return filepath.Join(gw, "config", "crd", channel, "gateway.networking.k8s.io_httproutes.yaml")
+	}
+	f := experimentalRuleField(t, crd("experimental"), crd("standard"))
+	exp, err := os.ReadFile(crd("experimental"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	uniqueNames := strings.Contains(string(exp), "Rule name must be unique")
+	probe := "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: policy-probe, namespace: default}\nspec:\n  rules:\n"
+	if uniqueNames {
+		probe += "  - name: a\n    " + f.name + ": " + f.value + "\n  - name: a\n"
+	} else {
+		probe += "  - " + f.name + ": " + f.value + "\n"
+	}
 	featuregatetest.WaitFor(t, 2*time.Minute, s.name+": the policies act", func() bool {
-		r := k.run(probe, "create", "--dry-run=server", "--validate=false", "-o", "jsonpath={.spec.rules[0].retry.attempts}", "-f", "-")
-		if s.gatesOn {
+		r := k.run(probe, "create", "--dry-run=server", "--validate=false", "-o", "jsonpath={.spec.rules[0]."+f.probe+"}", "-f", "-")
+		switch {
+		case !s.gatesOn:
+			return r.err == nil && strings.TrimSpace(r.stdout) == ""
+		case uniqueNames:
 			return r.err != nil && strings.Contains(r.stderr, "Rule name must be unique")
 		}
-		return r.err == nil && strings.TrimSpace(r.stdout) == ""
+		return r.err == nil && strings.TrimSpace(r.stdout) == f.probeValue
 	})
 }
 
@@ -637,44 +650,75 @@ func TestGatewayAPIChannelSwitchOnStock(t *testing.T) {
 	crd := func(channel string) string {
 		return filepath.Join(gw, "config", "crd", channel, "gateway.networking.k8s.io_httproutes.yaml")
 	}
+	f := experimentalRuleField(t, crd("experimental"), crd("standard"))
 	must("", "apply", "--server-side", "-f", crd("experimental"))
 	must("", "wait", "--for=condition=Established", "--timeout=60s", "crd/httproutes.gateway.networking.k8s.io")
 	featuregatetest.WaitFor(t, time.Minute, "HTTPRoutes served", func() bool { return k.run("", "get", "httproutes").err == nil })
-	const routeWith = `apiVersion: gateway.networking.k8s.io/v1
+	routeWithout := `apiVersion: gateway.networking.k8s.io/v1
 kind: HTTPRoute
 metadata: {name: switch, namespace: default}
 spec:
   parentRefs: [{name: gw}]
   rules:
   - backendRefs: [{name: svc, port: 8080}]
-    retry: {attempts: 3, codes: [503], backoff: 100ms}
 `
-	routeWithout := strings.Replace(routeWith, "    retry: {attempts: 3, codes: [503], backoff: 100ms}\n", "", 1)
+	routeWith := routeWithout + "    " + f.name + ": " + f.value + "\n"
+	stored := `"` + f.name + `"`
 	must(routeWith, "apply", "-f", "-")
-	if !strings.Contains(storedRoute(t, cp.EtcdURL), `"retry"`) {
-		t.Fatal("with the experimental CRD, etcd has no retry")
+	if !strings.Contains(storedRoute(t, cp.EtcdURL), stored) {
+		t.Fatalf("with the experimental CRD, etcd has no %s", f.name)
 	}
 
 	must("", "replace", "-f", crd("standard"))
 	featuregatetest.WaitFor(t, time.Minute, "the standard CRD to be served", func() bool {
-		r := k.run(routeWith, "apply", "--dry-run=server", "--validate=false", "-o", "jsonpath={.spec.rules[0].retry}", "-f", "-")
+		r := k.run(routeWith, "apply", "--dry-run=server", "--validate=false", "-o", "jsonpath={.spec.rules[0]."+f.name+"}", "-f", "-")
 		return r.err == nil && strings.TrimSpace(r.stdout) == ""
 	})
 	r := must(routeWithout, "apply", "-f", "-")
-	if strings.Contains(storedRoute(t, cp.EtcdURL), `"retry"`) {
-		t.Fatal("after the switch to the standard CRD and a write, etcd still has retry; stock was expected to prune it")
+	if strings.Contains(storedRoute(t, cp.EtcdURL), stored) {
+		t.Fatalf("after the switch to the standard CRD and a write, etcd still has %s; stock was expected to prune it", f.name)
 	}
 	if ws := featuregatetest.KubectlWarnings(r.stderr); len(ws) != 0 {
 		t.Errorf("stock warned %q; the loss was expected to be silent", ws)
 	}
 	must("", "replace", "-f", crd("experimental"))
 	featuregatetest.WaitFor(t, time.Minute, "the experimental CRD to be served", func() bool {
-		r := k.run(routeWith, "apply", "--dry-run=server", "-o", "jsonpath={.spec.rules[0].retry.attempts}", "-f", "-")
-		return r.err == nil && strings.TrimSpace(r.stdout) == "3"
+		r := k.run(routeWith, "apply", "--dry-run=server", "-o", "jsonpath={.spec.rules[0]."+f.probe+"}", "-f", "-")
+		return r.err == nil && strings.TrimSpace(r.stdout) == f.probeValue
 	})
-	if got := must("", "get", "httproute", "switch", "-o", "jsonpath={.spec.rules[0].retry}").stdout; got != "" {
-		t.Errorf("back on the experimental CRD the route reads retry %s; it was expected to be gone", got)
+	if got := must("", "get", "httproute", "switch", "-o", "jsonpath={.spec.rules[0]."+f.name+"}").stdout; got != "" {
+		t.Errorf("back on the experimental CRD the route reads %s %s; it was expected to be gone", f.name, got)
 	}
+}
+
+// ruleField is a field of an HTTPRoute rule that only the experimental channel has: its
+// value in YAML, and a path below it (from the rule) with the value it reads.
+type ruleField struct{ name, value, probe, probeValue string }
+
+// experimentalRuleField picks the first of the rule fields that the experimental CRD of this
+// release declares and its standard CRD does not: retry (experimental since v1.2.0), else
+// timeouts (experimental in v1.0.x and v1.1.x, standard since v1.2.0).
+func experimentalRuleField(t *testing.T, experimental, standard string) ruleField {
+	t.Helper()
+	exp, err := os.ReadFile(experimental)
+	if err != nil {
+		t.Fatal(err)
+	}
+	std, err := os.ReadFile(standard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []ruleField{
+		{name: "retry", value: "{attempts: 3, codes: [503], backoff: 100ms}", probe: "retry.attempts", probeValue: "3"},
+		{name: "timeouts", value: "{request: 10s}", probe: "timeouts.request", probeValue: "10s"},
+	} {
+		key := regexp.MustCompile(`(?m)^\s+` + f.name + `:\s*$`)
+		if key.Match(exp) && !key.Match(std) {
+			return f
+		}
+	}
+	t.Fatalf("the HTTPRoute CRD of Gateway API %s has no rule field, of retry and timeouts, in its experimental channel only", gatewayAPIVersion())
+	return ruleField{}
 }
 
 // storedRoute is the HTTPRoute default/switch as etcd holds it.
