@@ -43,7 +43,7 @@ type step struct {
 	dryRun bool
 	// gates are the states a gates step sets. For a gatedefs step, the gates' own states
 	// that its edits leave (the gates left out keep theirs), by the rules of
-	// docs/reference/semantics.md ("Whether a gate is enabled").
+	// docs/reference/semantics.md ("Is a gate on?").
 	gates map[string]bool
 	// edits (verb gatedefs) change gates' definitions in one patch of the object that holds
 	// them, the CRD on ours, the parameter object on stock; restore puts back the gates as

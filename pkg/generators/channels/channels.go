@@ -39,9 +39,10 @@ limitations under the License.
 // of the object that holds the enum (CORS, and cors), and a rule whose identifiers name new
 // fields below its node (self.cors, or 'CORS'), up to case, belong to that field's gate. The
 // same new field of one type used at several places (holding objects with the same schema
-// in each channel) is one feature too. A rule that names the fields of two gates fails the
-// run, unless --gates gives them one gate or covers the rule's node; a --gates name that a
-// generated name collides with fails it as well. Other differences get the gate of their
+// in each channel) is one feature too, and so are the new fields that one rule or enum value
+// of only one channel names together (see tieFeatures). A rule that names the fields of two
+// gates fails the run only where --gates itself puts those fields in two gates; a --gates
+// name that a generated name collides with fails it as well. Other differences get the gate of their
 // node, or the --gates gate that covers it.
 //
 // A CRD, or a version, that only the experimental channel ships cannot be gated: it is

@@ -150,7 +150,7 @@ func ParamCRD() *apiextensionsv1.CustomResourceDefinition {
 }
 
 // gateRules are the checks of one gate's own fields that our server makes on
-// spec.customFeatureGates (docs/reference/semantics.md, "Validation"), as CEL rules of
+// spec.customFeatureGates (docs/reference/api.md, "Validation"), as CEL rules of
 // the parameter kind, with the same messages at the same paths: an admin's edit of a
 // parameter object that our server would refuse in the CRD is refused on stock too. The
 // policies read preRelease, default and enabled on every write; the rules keep those three
