@@ -122,57 +122,68 @@ func servingCert(t *testing.T, dnsName string) (caPEM, certPEM, keyPEM []byte) {
 		pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER})
 }
 
-// gatedCRD has the shape agnhost's crd-conversion-webhook converts: stable.example.com/v1
-// has hostPort "host:port", v2 (the storage version) has host and port. The gate guards v2's
-// .port, in one of the two forms of gateForms; objects written as v1 reach it only through
-// the webhook.
-const gatedCRD = `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: endpoints.stable.example.com
-spec:
-  group: stable.example.com
-  scope: Namespaced
-  names: {plural: endpoints, singular: endpoint, kind: Endpoint}
-  versions:
-  - name: v1
-    served: true
-    storage: false
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          hostPort: {type: string}
-  - name: v2
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          host: {type: string}
-          port: {type: string%s}
-  customFeatureGates:
-    featureGates:
-    - name: PortField
-      preRelease: alpha
-      default: false%s
-  conversion:
-    strategy: Webhook
-    webhook:
-      conversionReviewVersions: [v1, v1beta1]
-      clientConfig:
-        caBundle: %s
-        service: {namespace: %s, name: %s, path: /crdconvert, port: 9443}
-`
+// exampleCRD is the CRD of examples/feature-gates/conversion-webhook, in the shape agnhost's
+// crd-conversion-webhook converts: stable.example.com/v1 has hostPort "host:port", v2 (the
+// storage version) has host and port. Its gate PortField (alpha, off) marks v2's .port;
+// objects written as v1 reach v2 only through the webhook.
+const exampleCRD = "../../examples/feature-gates/conversion-webhook/endpoint-crd.yaml"
 
-// gateForms are the two ways gatedCRD's gate can guard v2's .port, which the server must
-// treat alike: a mark on the field in v2's schema (with a conversion webhook, a version's
-// marks gate that version only), or the older fieldPaths, paths of the storage version. Each
-// is the pair of strings gatedCRD takes after the port's type and after the gate's default.
-var gateForms = []struct{ name, mark, fieldPaths string }{
-	{name: "marks", mark: ", x-kubernetes-feature-gate: PortField"},
-	{name: "fieldPaths", fieldPaths: "\n      fieldPaths: [.port]"},
+// gateForms are the two ways the gate can guard v2's .port, which the server must treat
+// alike: the example's mark (with a conversion webhook, a version's marks gate that version
+// only), or the older fieldPaths, paths of the storage version. Each turns the example's CRD,
+// as read, into its form.
+var gateForms = []struct {
+	name string
+	form func(t *testing.T, crd map[string]interface{})
+}{
+	{name: "marks", form: func(*testing.T, map[string]interface{}) {}},
+	{name: "fieldPaths", form: func(t *testing.T, crd map[string]interface{}) {
+		versions, _, err := unstructured.NestedSlice(crd, "spec", "versions")
+		if err != nil || len(versions) != 2 {
+			t.Fatalf("%s: spec.versions is not the two versions v1 and v2: %v", exampleCRD, err)
+		}
+		port := []string{"schema", "openAPIV3Schema", "properties", "port", "x-kubernetes-feature-gate"}
+		if mark, _, _ := unstructured.NestedString(versions[1].(map[string]interface{}), port...); mark != "PortField" {
+			t.Fatalf("%s: v2's port is not marked with PortField (mark %q)", exampleCRD, mark)
+		}
+		unstructured.RemoveNestedField(versions[1].(map[string]interface{}), port...)
+		gates, _, err := unstructured.NestedSlice(crd, "spec", "customFeatureGates", "featureGates")
+		if err != nil || len(gates) != 1 {
+			t.Fatalf("%s: spec.customFeatureGates.featureGates is not the one gate PortField: %v", exampleCRD, err)
+		}
+		gates[0].(map[string]interface{})["fieldPaths"] = []interface{}{".port"}
+		if err := unstructured.SetNestedSlice(crd, versions, "spec", "versions"); err != nil {
+			t.Fatal(err)
+		}
+		if err := unstructured.SetNestedSlice(crd, gates, "spec", "customFeatureGates", "featureGates"); err != nil {
+			t.Fatal(err)
+		}
+	}},
+}
+
+// gatedCRD reads the example's CRD, puts it in the given form and points its webhook at the
+// Service ns/service, whose serving certificate caPEM signs.
+func gatedCRD(t *testing.T, form func(*testing.T, map[string]interface{}), caPEM []byte, ns, service string) *unstructured.Unstructured {
+	t.Helper()
+	manifest, err := os.ReadFile(exampleCRD)
+	if err != nil {
+		t.Fatal(err)
+	}
+	crd := &unstructured.Unstructured{}
+	if err := yaml.Unmarshal(manifest, &crd.Object); err != nil {
+		t.Fatalf("%s: %v", exampleCRD, err)
+	}
+	form(t, crd.Object)
+	clientConfig := []string{"spec", "conversion", "webhook", "clientConfig"}
+	if err := unstructured.SetNestedField(crd.Object, base64.StdEncoding.EncodeToString(caPEM), append(clientConfig, "caBundle")...); err != nil {
+		t.Fatal(err)
+	}
+	for field, value := range map[string]string{"namespace": ns, "name": service} {
+		if err := unstructured.SetNestedField(crd.Object, value, append(clientConfig, "service", field)...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return crd
 }
 
 var (
@@ -259,21 +270,16 @@ func TestConversionWebhookPodGatesStorageVersion(t *testing.T) {
 
 	for _, form := range gateForms {
 		t.Run(form.name, func(t *testing.T) {
-			manifest := fmt.Sprintf(gatedCRD, form.mark, form.fieldPaths, base64.StdEncoding.EncodeToString(caPEM), ns.Name, service)
-			gatesStorageVersion(t, ctx, dyn, warnings, ns.Name, service, manifest)
+			gatesStorageVersion(t, ctx, dyn, warnings, ns.Name, service, gatedCRD(t, form.form, caPEM, ns.Name, service))
 		})
 	}
 }
 
-// gatesStorageVersion installs the CRD manifest, whose gate PortField (off) guards v2's .port,
-// checks each write's outcome through v2 and v1 with the gate off and then on, and deletes
-// the CRD with its objects.
-func gatesStorageVersion(t *testing.T, ctx context.Context, dyn dynamic.Interface, warnings *featuregatetest.WarningRecorder, ns, service, manifest string) {
-	var crd unstructured.Unstructured
-	if err := yaml.Unmarshal([]byte(manifest), &crd.Object); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := dyn.Resource(crdGVR).Create(ctx, &crd, metav1.CreateOptions{}); err != nil {
+// gatesStorageVersion installs the CRD, whose gate PortField (off) guards v2's .port, checks
+// each write's outcome through v2 and v1 with the gate off and then on, and deletes the CRD
+// with its objects.
+func gatesStorageVersion(t *testing.T, ctx context.Context, dyn dynamic.Interface, warnings *featuregatetest.WarningRecorder, ns, service string, crd *unstructured.Unstructured) {
+	if _, err := dyn.Resource(crdGVR).Create(ctx, crd, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
