@@ -49,9 +49,9 @@ func runPolicies(args []string, stdout, stderr io.Writer) int {
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, policiesUsage)
 		fmt.Fprintln(stderr, "\nWrites, for a stock kube-apiserver (1.36 or later), each gated CRD without its gates, the")
-		fmt.Fprintln(stderr, "CustomResourceFeatureGates object that holds their states, and the Mutating- and")
-		fmt.Fprintln(stderr, "ValidatingAdmissionPolicies that enforce them. Install the policies before the CRDs, so")
-		fmt.Fprintln(stderr, "that no write to a gated kind is ever served without them:")
+		fmt.Fprintln(stderr, "CustomResourceFeatureGates object that holds their states (the parameter object), and")
+		fmt.Fprintln(stderr, "the Mutating- and ValidatingAdmissionPolicies that enforce them. Install the policies")
+		fmt.Fprintln(stderr, "before the CRDs, so that no write to a gated kind is ever served without them:")
 		fmt.Fprintln(stderr, "  kubectl apply --server-side -f OUT/crds/"+policies.ParamCRDName+".yaml")
 		fmt.Fprintln(stderr, "  kubectl wait --for=condition=Established crd/"+policies.ParamCRDName)
 		fmt.Fprintln(stderr, "  kubectl apply --server-side -f OUT/policies")

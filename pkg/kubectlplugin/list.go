@@ -34,9 +34,10 @@ import (
 func newListCommand(o *Options) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "list [CRD...]",
-		Short: "List the feature gates of CRDs: stage, enabled as set, state, field paths",
+		Short: "List the feature gates of CRDs: stage, enabled as set, state, gated fields",
 		Long: `List the feature gates that CRDs declare in spec.customFeatureGates, or, on a stock
-kube-apiserver, in the CustomResourceFeatureGates object named like the CRD. Without
+kube-apiserver, in the CustomResourceFeatureGates object named like the CRD (the policies'
+parameter object). Without
 arguments, every CRD that declares gates is listed.
 
 ENABLED is what the cluster admin set (<unset> leaves it to the stage and default). STATE is

@@ -30,7 +30,7 @@ func newStatusCommand(o *Options) *cobra.Command {
 		Use:   "status CRD [FIELD...]",
 		Short: "Show which fields of each version of a CRD are live, and why a field is not",
 		Long: `Show which fields of each served version of the CRD, and of its storage version, are
-live now: a value written there in that version is kept. A field is not live when its own
+live now: a value written there in that version is stored. A field is not live when its own
 feature gate is disabled, or when the gate of a gated parent field is disabled; REASON names
 the gate. GATE and STAGE are the gate that guards the field itself, if any.
 

@@ -243,7 +243,7 @@ rules:
 	}
 	wants := []want{
 		{verb: "create", name: "dropped", annotation: "dropped .spec.replicas (ReplicasFeatureGate)"},
-		{verb: "patch", name: "kept", annotation: "preserved .spec.replicas (ReplicasFeatureGate)"},
+		{verb: "patch", name: "kept", annotation: "kept .spec.replicas (ReplicasFeatureGate)"},
 		{verb: "patch", name: "kept"},  // the image update lost nothing
 		{verb: "create", name: "kept"}, // the gate was enabled
 	}

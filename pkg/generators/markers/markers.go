@@ -390,7 +390,7 @@ func (w *walker) walkStruct(pkg *loader.Package, info *markers.TypeInfo, prefix 
 		}
 		if gate, ok := f.Markers.Get(GatedByMarkerName).(string); ok {
 			if inline {
-				return fmt.Errorf("%s: +%s on the inline field %s of %s: mark the fields it brings in instead", pkg.Fset.Position(f.RawField.Pos()), GatedByMarkerName, fieldName(f), info.Name)
+				return fmt.Errorf("%s: +%s on the inline field %s of %s: put +%s on the fields it brings in instead", pkg.Fset.Position(f.RawField.Pos()), GatedByMarkerName, fieldName(f), info.Name, GatedByMarkerName)
 			}
 			if gate == "" {
 				return fmt.Errorf("%s: +%s needs a gate name", pkg.Fset.Position(f.RawField.Pos()), GatedByMarkerName)

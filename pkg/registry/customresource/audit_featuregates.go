@@ -40,17 +40,17 @@ const (
 // fieldGatesAuditValue renders the changes of one write as the annotation's value, in path
 // order, for example
 //
-//	dropped .spec.replicas (ReplicasFeatureGate); preserved .spec.mode (ModeGate)
+//	dropped .spec.replicas (ReplicasFeatureGate); kept .spec.mode (ModeGate)
 //
-// "dropped": the write set a value that was removed. "preserved": the write changed or
-// removed a stored value, and the stored value was kept. The value holds only gated paths
+// "dropped": the write set a value that was removed. "kept": the write changed or removed a
+// stored value, and the stored value was kept (the words of the write's warnings). The value holds only gated paths
 // and gate names, both from the CRD and validated; nothing the custom resource's writer sent.
 func fieldGatesAuditValue(changes []featuregates.Change) string {
 	var b strings.Builder
 	for i, c := range changes {
 		kind := "dropped"
 		if c.Kind == featuregates.NotApplied {
-			kind = "preserved"
+			kind = "kept"
 		}
 		entry := featuregates.Printable(fmt.Sprintf("%s %s (%s)", kind, c.Path.Path.String(), c.Path.Gate.Name))
 		if i > 0 {

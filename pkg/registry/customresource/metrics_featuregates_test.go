@@ -86,7 +86,7 @@ apiextensions_custom_feature_gate_field_drops_total{group="stable.example.com",n
 			wantMetrics: `apiextensions_custom_feature_gate_field_drops_total{group="stable.example.com",name="ImageFeatureGate",operation="update",resource="crontabs"} 1
 apiextensions_custom_feature_gate_field_drops_total{group="stable.example.com",name="ReplicasFeatureGate",operation="update",resource="crontabs"} 1
 `,
-			wantAudit: "dropped .spec.image (ImageFeatureGate); preserved .spec.replicas (ReplicasFeatureGate)",
+			wantAudit: "dropped .spec.image (ImageFeatureGate); kept .spec.replicas (ReplicasFeatureGate)",
 		},
 		{
 			name: "one gate, two paths: counted per path", gates: []apiextensionsv1.CustomResourceDefinitionFeatureGate{replicas},
