@@ -540,8 +540,8 @@ func TestChangeWarning(t *testing.T) {
 			".spec.foo was not updated: feature gate Foo (alpha) is disabled; the stored value was kept",
 		},
 		".spec.foo.qux": {
-			".spec.foo.qux was dropped: feature gate Qux (beta) is enabled, but a gated parent field is disabled",
-			".spec.foo.qux was not updated: feature gate Qux (beta) is enabled, but a gated parent field is disabled; the stored value was kept",
+			".spec.foo.qux was dropped: feature gate Qux (beta) is enabled, but a gated parent field is not live",
+			".spec.foo.qux was not updated: feature gate Qux (beta) is enabled, but a gated parent field is not live; the stored value was kept",
 		},
 	}
 	paths := ix.Paths()

@@ -29,7 +29,7 @@ import (
 //	Alpha (feature gate ReplicasFeatureGate, disabled).
 //
 // A field whose own gate is enabled but a gated ancestor's is not reads
-// "enabled, but a gated parent field is disabled", as the warnings of a write do; one whose
+// "enabled, but a gated parent field is not live", as the warnings of a write do; one whose
 // own gate is disabled only because a gate it requires is says so:
 // "disabled: requires B, which is disabled" (UnmetText).
 func (p GatedPath) StageNote() string {
@@ -39,7 +39,7 @@ func (p GatedPath) StageNote() string {
 	case p.EffectivelyEnabled:
 		state = "enabled"
 	case g.Enabled:
-		state = "enabled, but a gated parent field is disabled"
+		state = "enabled, but a gated parent field is not live"
 	case len(g.Unmet) > 0 || len(g.UnmetAnyOf) > 0:
 		state = "disabled: " + UnmetText(g.Unmet, g.UnmetAnyOf)
 	}

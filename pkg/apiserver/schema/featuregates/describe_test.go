@@ -35,7 +35,7 @@ func TestStageNote(t *testing.T) {
 	}, nil)
 	want := map[string]string{
 		".spec.foo":     "Alpha (feature gate Foo, disabled).",
-		".spec.foo.qux": "Beta (feature gate Qux, enabled, but a gated parent field is disabled).",
+		".spec.foo.qux": "Beta (feature gate Qux, enabled, but a gated parent field is not live).",
 		".spec.bar":     "Alpha (feature gate Bar, enabled).",
 		".spec.baz":     "Beta (feature gate Baz, disabled).",
 		".spec.ga":      "Stable (feature gate Ga, enabled).",

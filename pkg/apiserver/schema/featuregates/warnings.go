@@ -57,7 +57,7 @@ func (c Change) warningText() string {
 	g := c.Path.Gate
 	state := "disabled"
 	if g.Enabled {
-		state = "enabled, but a gated parent field is disabled"
+		state = "enabled, but a gated parent field is not live"
 	} else if len(g.Unmet) > 0 || len(g.UnmetAnyOf) > 0 {
 		state = "disabled: " + UnmetText(g.Unmet, g.UnmetAnyOf)
 	}

@@ -215,11 +215,11 @@ func TestBuildOpenAPIFeatureGates(t *testing.T) {
 			want: map[string]map[string]gateMark{
 				"v1": {
 					".spec.foo":     {Gate: extension("FooGate", "alpha", false), Description: "Alpha (feature gate FooGate, disabled).\nfoo groups settings."},
-					".spec.foo.bar": {Gate: extension("BarGate", "beta", false), Description: "Beta (feature gate BarGate, enabled, but a gated parent field is disabled).\nbar is a setting."},
+					".spec.foo.bar": {Gate: extension("BarGate", "beta", false), Description: "Beta (feature gate BarGate, enabled, but a gated parent field is not live).\nbar is a setting."},
 				},
 				"v1beta1": {
 					".spec.foo":     {Gate: extension("FooGate", "alpha", false), Description: "Alpha (feature gate FooGate, disabled).\nfoo groups settings."},
-					".spec.foo.bar": {Gate: extension("BarGate", "beta", false), Description: "Beta (feature gate BarGate, enabled, but a gated parent field is disabled).\nbar is a setting."},
+					".spec.foo.bar": {Gate: extension("BarGate", "beta", false), Description: "Beta (feature gate BarGate, enabled, but a gated parent field is not live).\nbar is a setting."},
 				},
 			},
 		},
