@@ -10,6 +10,8 @@
 # and writes SHA256SUMS again over every file. The node image archive is the one artifact that
 # is not the same bytes on every run (a committed container records when it was made).
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+# shellcheck source=../kind/node/import.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../kind/node/import.sh"
 cd "$ROOT"
 die() { echo "make release-kind-node: $*" >&2; exit 1; }
 
@@ -28,31 +30,12 @@ image=$(tar -xOf "$image_archive" manifest.json | sed -n 's/.*"RepoTags":\["\([^
 [ -n "$image" ] || die "$image_archive names no image in its manifest.json"
 
 work=$(mktemp -d)
-builder=kep2608-release-node-$$
-trap 'docker rm -f -v "$builder" >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
-sed "s#@IMAGE@#$image#" hack/release/kind/kube-apiserver0+json.yaml >"$work/kube-apiserver0+json.yaml"
-
-# As hack/kind/node/build.sh imports images: containerd in a container of the node image,
-# `ctr images import`, then commit the container with the node's entrypoint.
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/files/kep2608/patches"
+sed "s#@IMAGE@#$image#" hack/release/kind/kube-apiserver0+json.yaml >"$work/files/kep2608/patches/kube-apiserver0+json.yaml"
 log "release $version: importing $image into $base's containerd"
-docker run -d --name "$builder" --entrypoint /usr/local/bin/containerd "$base" >/dev/null
-for _ in $(seq 1 60); do docker exec "$builder" ctr version >/dev/null 2>&1 && break; sleep 1; done
-docker exec "$builder" ctr version >/dev/null || { docker logs "$builder" | tail -n 20 >&2; die "containerd did not start in $builder"; }
-docker exec -i "$builder" ctr --namespace=k8s.io images import --label=io.cri-containerd.pinned=pinned \
-  --no-unpack --digests - <"$image_archive" >/dev/null
-# The list is read whole before it is searched: grep -q stopping early would end ctr with
-# SIGPIPE, which pipefail turns into a failure.
-imported=$(docker exec "$builder" ctr --namespace=k8s.io images list -q)
-grep -qxF "$image" <<<"$imported" ||
-  die "$image is not in the node's containerd after the import; it holds: $(tr "\n" " " <<<"$imported")"
-docker exec "$builder" mkdir -p /kep2608/patches
-docker cp "$work/kube-apiserver0+json.yaml" "$builder:/kep2608/patches/kube-apiserver0+json.yaml"
-docker exec "$builder" sh -c 'kill -TERM 1'
-docker wait "$builder" >/dev/null || true
-docker commit --change 'ENTRYPOINT [ "/usr/local/bin/kep2608-entrypoint", "/sbin/init" ]' \
-  --change "LABEL org.opencontainers.image.version=v1.37.1-kep2608.${version#v}" "$builder" "$node_image" >/dev/null
-[ "$(docker image inspect -f '{{.Config.StopSignal}} {{json .Config.Entrypoint}}' "$node_image")" = \
-  'SIGRTMIN+3 ["/usr/local/bin/kep2608-entrypoint","/sbin/init"]' ] || die "$node_image lost its stop signal or entrypoint"
+node_import_images "$base" "$node_image" "$image_archive" \
+  "LABEL org.opencontainers.image.version=v1.37.1-kep2608.${version#v}" "$work/files" "$image"
 
 log "release $version: saving $node_image"
 docker save "$node_image" | gzip -n -1 >"$out/kind-node_${version}_linux_amd64.tar.gz"

@@ -21,6 +21,8 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
 cd "$ROOT"
 # shellcheck source=../../fork/lib.sh
 source hack/fork/lib.sh
+# shellcheck source=import.sh
+source hack/kind/node/import.sh
 log() { printf '[kind-node] %s\n' "$*" >&2; }
 die() { printf '[kind-node] error: %s\n' "$*" >&2; exit 1; }
 
@@ -259,28 +261,9 @@ log "building the node base"
 docker build -q -t "$NODE_IMAGE-base" "$base" >/dev/null 2>"$KN/node-base.log" ||
   { cat "$KN/node-base.log" >&2; die "docker build of the node base failed"; }
 
-# Import the images into the node's containerd the way `kind build node-image` does: run
-# containerd in a build container, `ctr images import --no-unpack` (containerd unpacks on
-# first use), and commit the container as the node image.
 log "importing ${#PRELOAD[@]} images into the node's containerd"
 docker save "${PRELOAD[@]}" -o "$KN/images.tar"
-builder=kep2608-node-build-$$
-trap 'docker rm -f -v "$builder" >/dev/null 2>&1 || true; rm -f "$KN/images.tar"' EXIT
-docker run -d --name "$builder" --entrypoint /usr/local/bin/containerd "$NODE_IMAGE-base" >/dev/null
-for _ in $(seq 1 60); do docker exec "$builder" ctr version >/dev/null 2>&1 && break; sleep 1; done
-docker exec "$builder" ctr version >/dev/null || { docker logs "$builder" | tail -n 20 >&2; die "containerd did not start in the build container"; }
-docker exec -i "$builder" ctr --namespace=k8s.io images import --label=io.cri-containerd.pinned=pinned \
-  --all-platforms --no-unpack --digests - <"$KN/images.tar" >/dev/null
-imported=$(docker exec "$builder" ctr --namespace=k8s.io images list -q)
-for i in "${PRELOAD[@]}"; do
-  grep -qxF "$i" <<<"$imported" || grep -qxF "docker.io/$i" <<<"$imported" || die "$i is not in the node's containerd after the import"
-done
-docker exec "$builder" sh -c 'kill -TERM 1'
-docker wait "$builder" >/dev/null || true
-# The container keeps the base's STOPSIGNAL and ENV; its entrypoint was containerd.
-docker commit --change 'ENTRYPOINT [ "/usr/local/bin/kep2608-entrypoint", "/sbin/init" ]' \
-  --change "LABEL $label=$inputs" "$builder" "$NODE_IMAGE" >/dev/null
-[ "$(docker image inspect -f '{{.Config.StopSignal}} {{json .Config.Entrypoint}}' "$NODE_IMAGE")" = \
-  'SIGRTMIN+3 ["/usr/local/bin/kep2608-entrypoint","/sbin/init"]' ] || die "$NODE_IMAGE lost its stop signal or entrypoint"
+trap 'rm -f "$KN/images.tar"' EXIT
+node_import_images "$NODE_IMAGE-base" "$NODE_IMAGE" "$KN/images.tar" "LABEL $label=$inputs" "" "${PRELOAD[@]}"
 printf '%s\n' "${PRELOAD[@]}" >"$KN/preloaded-images.txt"
 log "built $NODE_IMAGE (inputs $inputs) with: ${PRELOAD[*]}"
