@@ -176,21 +176,23 @@ test-upstream: $(STAMPS)/build ## Upstream's own unit (./pkg/...) and integratio
 
 # make release VERSION=v0.1.0: RELEASE_BASE_URL is where the archives will be published (the
 # krew manifest names them there); RELEASE_APISERVER_ARCHES the kube-apiserver's (amd64).
+# VERSION reaches the scripts through the environment (make exports a variable set on its
+# command line), never through the recipe's shell text.
 .PHONY: release
 release: $(STAMPS)/codegen ## Release artifacts in _output/release/VERSION (VERSION=v0.1.0): the plugin and featuregate-gen for linux/darwin amd64/arm64, our kube-apiserver and its container image, a krew manifest, SHA256SUMS; offline, the same bytes every time.
-	VERSION='$(VERSION)' hack/fork/release.sh
+	hack/fork/release.sh
 
 .PHONY: test-release
 test-release: $(STAMPS)/codegen $(BIN)/etcd $(BIN)/kubectl $(BIN)/local-up ## make release twice (same bytes), krew's validator on the manifest, krew install from the archive offline, the plugin on the release's kube-apiserver. Not in make test (about 10 minutes).
-	VERSION='$(or $(VERSION),v0.0.0-test)' hack/fork/test-release.sh
+	hack/fork/test-release.sh
 
 .PHONY: release-kind-node
 release-kind-node: kind-node-image ## After make release VERSION=...: add the kind node image running the release's kube-apiserver image (kind-node_VERSION_linux_amd64.tar.gz) and its kind-cluster.yaml. Not byte-reproducible.
-	VERSION='$(VERSION)' KIND_NODE_IMAGE=$(KIND_NODE_IMAGE_OFFLINE) hack/fork/release-kind-node.sh
+	KIND_NODE_IMAGE=$(KIND_NODE_IMAGE_OFFLINE) hack/fork/release-kind-node.sh
 
 .PHONY: test-release-kind
 test-release-kind: $(STAMPS)/codegen kind-node-image ## The release's kube-apiserver image and kind node image: docker load, kind create cluster from the release's files, kind load; the pod runs the image and gates work (about 3 minutes once the node image is built).
-	VERSION='$(or $(VERSION),v0.0.0-test)' KIND_NODE_IMAGE=$(KIND_NODE_IMAGE_OFFLINE) hack/fork/test-release-kind.sh
+	KIND_NODE_IMAGE=$(KIND_NODE_IMAGE_OFFLINE) hack/fork/test-release-kind.sh
 
 .PHONY: bench
 bench: $(STAMPS)/build ## Micro benchmarks (strategy, validation, index memory): ratios against upstream in the same run.

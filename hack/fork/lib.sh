@@ -126,3 +126,24 @@ write_exclude() {
   } >"$exclude.tmp"
   mv "$exclude.tmp" "$exclude"
 }
+
+# release_version_error VERSION: empty when VERSION can name a release, else why not. A
+# release version is a semantic version (semver.org 2.0.0, without build metadata) with a
+# leading v: no leading zeros, no empty pre-release identifiers, at most 64 characters, so
+# that krew's manifest validation accepts it and the image tag v1.37.1-kep2608.X.Y.Z stays
+# within Docker's 128 characters.
+release_version_error() {
+  local num='(0|[1-9][0-9]*)' ident='(0|[1-9][0-9]*|[0-9]*[A-Za-z-][0-9A-Za-z-]*)'
+  local re="^v$num\.$num\.$num(-$ident(\.$ident)*)?\$"
+  if ! [[ $1 =~ $re ]]; then
+    echo "VERSION must be a semantic version with a leading v and no leading zeros (VERSION=v0.1.0, v1.2.0-rc.1), not '$1'"
+  elif [ "${#1}" -gt 64 ]; then
+    echo "VERSION is ${#1} characters long; a release version has at most 64"
+  fi
+}
+
+# source_state: the commit and the edits of the tracked files, so that a build can tell
+# whether the tree it built from changed under it.
+source_state() {
+  { git -C "$ROOT" rev-parse HEAD; git -C "$ROOT" diff HEAD; } 2>/dev/null | sha256sum | cut -c1-16
+}

@@ -16,8 +16,8 @@ cd "$ROOT"
 die() { echo "make release-kind-node: $*" >&2; exit 1; }
 
 version=${VERSION:-}
-[[ $version =~ ^v[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?$ ]] ||
-  die "VERSION must be a semantic version with a leading v (VERSION=v0.1.0), not '$version'"
+version_error=$(release_version_error "$version")
+[ -z "$version_error" ] || die "$version_error"
 out=${RELEASE_OUT:-$ROOT/_output/release/$version}
 image_archive="$out/kube-apiserver-image_${version}_linux_amd64.tar"
 [ -f "$image_archive" ] || die "no $image_archive: run make release VERSION=$version first"

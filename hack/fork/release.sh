@@ -18,15 +18,28 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$ROOT"
 
 version=${VERSION:-}
-if ! [[ $version =~ ^v[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?$ ]]; then
-  echo "make release: VERSION must be a semantic version with a leading v (VERSION=v0.1.0), not '$version'" >&2
+version_error=$(release_version_error "$version")
+if [ -n "$version_error" ]; then
+  echo "make release: $version_error" >&2
   exit 2
+fi
+if [ -z "${RELEASE_BASE_URL:-}" ]; then
+  log "release $version: RELEASE_BASE_URL is not set; the krew manifest names the archives under the placeholder https://downloads.example.com/kep2608-apiextensions-apiserver (set it to where you will publish them)"
 fi
 base_url=${RELEASE_BASE_URL:-https://downloads.example.com/kep2608-apiextensions-apiserver}
 apiserver_arches=${RELEASE_APISERVER_ARCHES:-amd64}
 image_repository=${RELEASE_IMAGE_REPOSITORY:-kep2608.local/kube-apiserver}
 tools=${RELEASE_TOOLS-kubectl-featuregates featuregate-gen}
 out=${RELEASE_OUT:-$ROOT/_output/release/$version}
+# Only an earlier release (it has SHA256SUMS) or an empty directory is replaced.
+if [ -d "$out" ] && [ -n "$(ls -A "$out")" ] && [ ! -f "$out/SHA256SUMS" ]; then
+  echo "make release: $out exists and holds no earlier release (no SHA256SUMS); set RELEASE_OUT to a new or empty directory" >&2
+  exit 2
+fi
+if [ -n "$(git -C "$ROOT" status --porcelain --untracked-files=no 2>/dev/null)" ]; then
+  log "release $version: the tracked files have uncommitted changes; the release is built from them, and no commit names it"
+fi
+source_before=$(source_state)
 rm -rf "$out"
 mkdir -p "$out"
 stage=$(mktemp -d)
@@ -123,6 +136,11 @@ EOF
 } >"$out/featuregates.yaml"
 fi
 
+if [ "$(source_state)" != "$source_before" ]; then
+  rm -rf "$out"
+  echo "make release: the source changed while the release was built (a commit, or an edit of a tracked file), so its files could come from two versions; nothing was kept. Run it again on a tree nobody changes meanwhile." >&2
+  exit 1
+fi
 (cd "$out" && LC_ALL=C ls | grep -v '^SHA256SUMS$' | xargs sha256sum >SHA256SUMS)
 log "release $version: $(ls "$out" | wc -l) files in $out"
 cat "$out/SHA256SUMS"

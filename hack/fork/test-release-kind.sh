@@ -27,6 +27,23 @@ rm -rf "$WORK"
 mkdir -p "$WORK"
 out="$WORK/release"
 
+# Bad input first (each is refused before anything is built): versions that krew or Docker
+# would refuse, or that would run as shell text, exit 2 and write nothing; a RELEASE_OUT that
+# holds something other than an earlier release is not replaced.
+for bad in 1.0 v1.0.0+meta v01.0.0 v1.0.0-01 v1.0.0-rc..1 "v1'; touch $WORK/injected; echo '" \
+  "v1.0.0-$(printf 'a%.0s' $(seq 1 60))"; do
+  rc=0
+  said=$(VERSION="$bad" RELEASE_OUT="$WORK/bad" hack/fork/release.sh 2>&1) || rc=$?
+  [ "$rc" = 2 ] && [[ $said == *"VERSION"* ]] || fail "release VERSION='$bad': exit $rc, want 2 with a VERSION error; said: $said"
+  [ ! -e "$WORK/bad" ] && [ ! -e "$WORK/injected" ] || fail "release VERSION='$bad' wrote something"
+done
+mkdir -p "$WORK/keep" && echo mine >"$WORK/keep/notes.txt"
+rc=0
+said=$(VERSION=$version RELEASE_OUT="$WORK/keep" hack/fork/release.sh 2>&1) || rc=$?
+[ "$rc" = 2 ] && [ "$(cat "$WORK/keep/notes.txt")" = mine ] ||
+  fail "release into a directory that holds no release: exit $rc, want 2 and the directory kept; said: $said"
+log "test-release-kind: bad VERSIONs and a foreign RELEASE_OUT refused"
+
 log "test-release-kind: the kube-apiserver parts of release $version"
 VERSION=$version RELEASE_OUT="$out" RELEASE_TOOLS='' hack/fork/release.sh >"$WORK/release.log" 2>&1 ||
   { cat "$WORK/release.log"; fail "make release VERSION=$version failed"; }
