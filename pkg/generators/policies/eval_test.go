@@ -33,6 +33,7 @@ import (
 	"k8s.io/apiserver/pkg/admission"
 	plugincel "k8s.io/apiserver/pkg/admission/plugin/cel"
 	"k8s.io/apiserver/pkg/admission/plugin/policy/mutating/patch"
+	celconfig "k8s.io/apiserver/pkg/apis/cel"
 	"k8s.io/apiserver/pkg/cel/environment"
 	"sigs.k8s.io/yaml"
 )
@@ -121,7 +122,7 @@ func compileMutating(t testing.TB, p *admissionregistrationv1.MutatingAdmissionP
 				VersionedAttributes: va,
 				ObjectInterfaces:    admission.NewObjectInterfacesFromScheme(scheme),
 				OptionalVariables:   plugincel.OptionalVariableBindings{VersionedParams: paramObj},
-			}, 10_000_000)
+			}, celconfig.RuntimeCELCostBudget)
 			if err != nil {
 				return nil, fmt.Errorf("mutation %d: %w", i, err)
 			}

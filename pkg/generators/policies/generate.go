@@ -111,7 +111,7 @@ func Generate(crd *apiextensionsv1.CustomResourceDefinition) (*Result, error) {
 		g.paths = append(g.paths, gatedPath{path: p.Path, gate: p.Gate.Name})
 	}
 	sort.SliceStable(g.paths, func(i, j int) bool { return g.paths[i].path.String() < g.paths[j].path.String() })
-	g.walker = &walker{schema: g.schema}
+	g.walker = &walker{schema: g.schema, heldBelow: g.heldBelow}
 	for i := range g.paths {
 		g.walker.gated = append(g.walker.gated, g.paths[i].path)
 		g.paths[i].chain = g.chainOf(g.paths[i].path.Steps(), true)
@@ -174,6 +174,10 @@ func gateVar(name string) string { return "variables." + gateVarName(name) }
 
 func gateVarName(name string) string { return "gate_" + name }
 
+// statesVarName is the variable that maps each gate of the parameter object to its own state
+// (before requires).
+const statesVarName = "gateStates"
+
 func (g *gen) policyName() string { return "featuregates." + g.crd.Name }
 
 func (g *gen) warningsPolicyName() string { return "featuregates-warnings." + g.crd.Name }
@@ -216,16 +220,18 @@ func (g *gen) gateVariables() []admissionregistrationv1.Variable {
 	for _, n := range names {
 		visit(n)
 	}
-	vars := make([]admissionregistrationv1.Variable, 0, len(order)+1)
-	vars = append(vars, admissionregistrationv1.Variable{Name: "old", Expression: "oldObject != null ? oldObject : {}"})
+	vars := make([]admissionregistrationv1.Variable, 0, len(order)+2)
+	vars = append(vars, admissionregistrationv1.Variable{Name: "old", Expression: "oldObject != null ? oldObject : {}"},
+		// One pass over the parameter object's gates (a map list keyed by name, so each name
+		// once) gives every gate's own state by name: each gate variable is then one lookup,
+		// and a write costs O(gates), not O(gates²).
+		admissionregistrationv1.Variable{Name: statesVarName, Expression: `params.spec.featureGates.transformMapEntry(i, g, {g.name: g.preRelease == "stable" || (has(g.enabled) ? g.enabled : has(g.default) ? g.default : g.preRelease == "beta")})`})
 	for _, n := range order {
 		gate := byName[n]
-		expr := fmt.Sprintf(`params.spec.featureGates.exists(g, g.name == %s && (g.preRelease == "stable" || (has(g.enabled) ? g.enabled : has(g.default) ? g.default : g.preRelease == "beta")))`, celString(n))
-		if gate.PreRelease == apiextensionsv1.CustomFeatureGateStable {
-			// A stable gate cannot be turned off (our server refuses enabled: false on it):
-			// deleting its entry from the parameter object does not turn it off either.
-			expr = fmt.Sprintf(`(!params.spec.featureGates.exists(g, g.name == %s) || %s)`, celString(n), expr)
-		}
+		// A gate missing from the parameter object is off, except a stable one: it cannot be
+		// turned off (our server refuses enabled: false on it), and deleting its entry does
+		// not turn it off either.
+		expr := fmt.Sprintf("variables.%s[?%s].orValue(%t)", statesVarName, celString(n), gate.PreRelease == apiextensionsv1.CustomFeatureGateStable)
 		for _, r := range gate.Requires {
 			expr += " && " + gateVar(r)
 		}
@@ -324,26 +330,40 @@ func (g *gen) param() {
 func (g *gen) mutating() error {
 	var muts []admissionregistrationv1.Mutation
 	root := anchor{newV: "object", oldV: oldRoot, ptr: rootPointer(), node: g.schema}
-	// One mutation for every gated path: the API server encodes and decodes the whole object
-	// for each mutation, so one per path would cost that once per gate. A path acts only
-	// where it is the outermost effectively disabled one (its gated ancestors are live, its
-	// own gate is not): a disabled ancestor drops or restores the whole value, and the ops of
-	// paths below it would act on values the patch already replaced. Restores that need
-	// objects the new object lacks share them: the patch first creates each such object once,
-	// outermost first, then applies the paths' ops, which then never collide.
-	var parents, ops []string
+	// Paths without a wildcard share one mutation: the API server encodes and decodes the
+	// whole object for each mutation, so one per path would cost that once per gate. A path
+	// through a wildcard gets a mutation of its own: its expression walks every item of its
+	// lists, and each expression has its own CEL cost limit (k8s.io/apiserver's PerCallLimit),
+	// so the walks of several paths through large lists do not add up against one limit. A
+	// path acts only where it is the outermost effectively disabled one (its gated ancestors
+	// are live, its own gate is not): a disabled ancestor drops or restores the whole value,
+	// and the ops of paths below it would act on values the patch already replaced. Restores
+	// that need objects the new object lacks share them: each mutation first creates each such
+	// object once, outermost first, then applies its paths' ops, which then never collide; a
+	// later mutation reads the object the earlier ones left, so it does not create them again.
+	type group struct{ parents, ops []string }
+	var flat group
+	var walks []group
 	for _, p := range g.paths {
 		steps := resolveSteps(p.path, g.schema)
 		acts := fmt.Sprintf("%s && !%s", live(g.chainOf(p.path.Steps(), false)), gateVar(p.gate))
-		if pe := g.walker.gateParents(root, steps); pe != "[]" {
-			parents = append(parents, fmt.Sprintf("(%s ? %s : [])", acts, pe))
+		gr := &flat
+		if hasWildcard(p.path) {
+			walks = append(walks, group{})
+			gr = &walks[len(walks)-1]
 		}
-		ops = append(ops, fmt.Sprintf("(%s ? %s : [])", acts, g.walker.gateLeafOps(root, steps)))
+		if pe := g.walker.gateParents(root, steps); pe != "[]" {
+			gr.parents = append(gr.parents, fmt.Sprintf("(%s ? %s : [])", acts, pe))
+		}
+		gr.ops = append(gr.ops, fmt.Sprintf("(%s ? %s : [])", acts, g.walker.gateLeafOps(root, steps)))
 	}
-	if len(ops) > 0 {
-		expr := strings.Join(ops, " + ")
-		if len(parents) > 0 {
-			expr = fmt.Sprintf("(%s).distinct().sort().map(p, JSONPatch{op: \"add\", path: string(p), value: {}}) + %s", strings.Join(parents, " + "), expr)
+	for _, gr := range append([]group{flat}, walks...) {
+		if len(gr.ops) == 0 {
+			continue
+		}
+		expr := strings.Join(gr.ops, " + ")
+		if len(gr.parents) > 0 {
+			expr = fmt.Sprintf("(%s).distinct().sort().map(p, JSONPatch{op: \"add\", path: string(p), value: {}}) + %s", strings.Join(gr.parents, " + "), expr)
 		}
 		muts = append(muts, jsonPatch(expr))
 	}
@@ -383,6 +403,15 @@ func (g *gen) mutating() error {
 	return nil
 }
 
+func hasWildcard(p featuregates.Path) bool {
+	for _, st := range p.Steps() {
+		if st.Wildcard {
+			return true
+		}
+	}
+	return false
+}
+
 func jsonPatch(expr string) admissionregistrationv1.Mutation {
 	return admissionregistrationv1.Mutation{
 		PatchType: admissionregistrationv1.PatchTypeJSONPatch,
@@ -415,6 +444,7 @@ func (g *gen) generalDifferences() {
 	if len(g.rules) > 0 || len(g.keywords) > 0 {
 		g.differ("", "", "a gated rule or keyword refuses a write with the validating policy's message (\"ValidatingAdmissionPolicy '…' with binding '…' denied request: <path>: Invalid value: <message>\"), and a value it lets pass because the update left it as stored draws that message as a warning with the policy's prefix, without the value")
 	}
+	g.pairingBounds()
 	if len(g.walker.pairings) > 0 {
 		g.differ("", "", "a write to a list without keys that our server refuses as ambiguous is refused by the validating policy, with a message that names the list and the gated paths but not the item")
 	}

@@ -68,9 +68,11 @@ func (g *gen) guardChecks(onScale string) {
 func notLetIn(a anchor, steps []step, d int, certain bool) string {
 	names, rest := splitRun(steps)
 	nv, sv := fmt.Sprintf("gn%d", d), fmt.Sprintf("gs%d", d)
+	// A list or map that the write left as stored holds only stored values, each at its place:
+	// it passes after one comparison, without a walk of its items.
 	bind := func(body string) string {
 		return let(sv, a.oldAt(names), let(nv, a.newAt(names),
-			fmt.Sprintf("!%s.hasValue() || %s", nv, body)))
+			fmt.Sprintf("!%s.hasValue() || (%s.hasValue() && %s.value() == %s.value()) || %s", nv, sv, nv, sv, body)))
 	}
 	if len(rest) == 0 {
 		if certain {

@@ -53,6 +53,9 @@ type walker struct {
 	// relTrees holds, per list or map path (the path up to a wildcard), the gated paths
 	// below its items, for matching list items by content.
 	gated []featuregates.Path
+	// heldBelow returns the CEL condition that x, an item of the list at prefix (a path
+	// ending in a wildcard), holds a value at a gated path below it that is not live.
+	heldBelow func(prefix []featuregates.Step, x string) string
 }
 
 // step is one field name or a wildcard; node is the schema of the value it reaches, nil
@@ -215,23 +218,41 @@ func (w *walker) pairingVariables(root anchor) []admissionregistrationv1.Variabl
 	var vars []admissionregistrationv1.Variable
 	for i := 0; i < len(w.pairings); i++ { // pairingOf may append while building
 		p := w.pairings[i]
-		expr := w.descend(root, p.steps, 0, nil, 0, "", false, func(a anchor, names []string, rest []step, here []featuregates.Step, d int, idx string) string {
+		expr := w.descend(root, p.steps, 0, nil, 0, "", pairingValues, func(a anchor, names []string, rest []step, here []featuregates.Step, d int, idx string) string {
 			nv, sc := fmt.Sprintf("nv%d", d), fmt.Sprintf("sc%d", d)
 			return let(sc, a.oldAt(names), let(nv, a.newAt(names), fmt.Sprintf("%s.hasValue() && type(%s.value()) == list ? %s : []", nv, nv,
-				correlation(nv+".value()", fmt.Sprintf("(%s.hasValue() && type(%s.value()) == list ? %s.value() : [])", sc, sc, sc), w.relTree(appendWildcard(here)), d))))
+				correlation(nv+".value()", fmt.Sprintf("(%s.hasValue() && type(%s.value()) == list ? %s.value() : [])", sc, sc, sc), w.relTree(appendWildcard(here)), d,
+					func(x string) string { return w.heldBelow(appendWildcard(here), x) }))))
 		})
 		vars = append(vars, admissionregistrationv1.Variable{Name: p.name, Expression: expr})
 	}
 	return vars
 }
 
+// descent says what descend builds.
+type descent int
+
+const (
+	// pairingValues: the leaves' values nested in lists and maps indexed like the object's
+	// (the pairing variables).
+	pairingValues descent = iota
+	// storedOps: the flattened list of the leaves' op lists, where the leaves compare the new
+	// object with the stored one. A subtree that the write left as stored gives no op, and is
+	// not descended: its gated values are the stored ones already, so nothing is dropped,
+	// restored or ambiguous there, and a write that changes nothing below a gated path costs
+	// one comparison instead of a pairing of its lists' items.
+	storedOps
+	// newOps: the flattened list of the leaves' op lists, where the leaves read only the new
+	// object (defaults): the stored items are not looked up.
+	newOps
+)
+
 // descend walks steps from anchor a through every wildcard: at each, it iterates the items
 // (values) of the new list (map) and binds each to its stored counterpart, then goes on below
-// it; the last run of field names, and a trailing wildcard, go to leaf. With ops, the result
-// is the flattened list of the leaves' op lists; otherwise it is the leaves' values nested in
-// lists and maps indexed like the object's (for pairing variables). idx is the CEL index
-// chain of the items iterated so far ([i0][k1]...), for reading pairing variables.
-func (w *walker) descend(a anchor, full []step, pos int, prefix []featuregates.Step, d int, idx string, ops bool,
+// it; the last run of field names, and a trailing wildcard, go to leaf. What it returns is
+// what mode says. idx is the CEL index chain of the items iterated so far ([i0][k1]...), for
+// reading pairing variables.
+func (w *walker) descend(a anchor, full []step, pos int, prefix []featuregates.Step, d int, idx string, mode descent,
 	leaf func(a anchor, names []string, rest []step, here []featuregates.Step, d int, idx string) string) string {
 	steps := full[pos:]
 	names, rest := splitRun(steps)
@@ -239,6 +260,7 @@ func (w *walker) descend(a anchor, full []step, pos int, prefix []featuregates.S
 	if len(rest) <= 1 {
 		return leaf(a, names, rest, here, d, idx)
 	}
+	ops := mode != pairingValues
 	node := a.node
 	if len(names) > 0 {
 		node = steps[len(names)-1].node
@@ -251,8 +273,9 @@ func (w *walker) descend(a anchor, full []step, pos int, prefix []featuregates.S
 	isMap := node != nil && node.Items == nil
 	var stored string
 	switch {
+	case mode == newOps:
+		stored = "optional.none()"
 	case isMap:
-		item.ptr = ptr.dynamic("jsonpatch.escapeKey(" + i + ")")
 		stored = fmt.Sprintf("%s.hasValue() && type(%s.value()) == map ? %s.value()[?%s] : optional.none()", sc, sc, sc, i)
 	case isListMap(node):
 		o := fmt.Sprintf("o%d", d)
@@ -265,7 +288,10 @@ func (w *walker) descend(a anchor, full []step, pos int, prefix []featuregates.S
 		pv := "variables." + w.pairingOf(full[:pos+len(names)], here) + idx + "[" + i + "]"
 		stored = fmt.Sprintf("%s >= 0 && %s.hasValue() && type(%s.value()) == list && %s < size(%s.value()) ? optional.of(%s.value()[%s]) : optional.none()", pv, sc, sc, pv, sc, sc, pv)
 	}
-	inner := let(si, stored, w.descend(item, full, pos+len(names)+1, itemPrefix, d+1, idx+"["+i+"]", ops, leaf))
+	if isMap {
+		item.ptr = ptr.dynamic("jsonpatch.escapeKey(" + i + ")")
+	}
+	inner := let(si, stored, w.descend(item, full, pos+len(names)+1, itemPrefix, d+1, idx+"["+i+"]", mode, leaf))
 	kind, empty, each := "list", "[]", fmt.Sprintf("%s.value().transformList(%s, %s, %s)", nv, i, v, inner)
 	if isMap {
 		kind = "map"
@@ -284,12 +310,21 @@ func (w *walker) descend(a anchor, full []step, pos int, prefix []featuregates.S
 		mapItem := item
 		mapItem.ptr = ptr.dynamic("jsonpatch.escapeKey(" + i + ")")
 		mapStored := fmt.Sprintf("%s.hasValue() && type(%s.value()) == map ? %s.value()[?%s] : optional.none()", sc, sc, sc, i)
-		mapInner := let(si, mapStored, w.descend(mapItem, full, pos+len(names)+1, itemPrefix, d+1, idx+"["+i+"]", ops, leaf))
+		if mode == newOps {
+			mapStored = "optional.none()"
+		}
+		mapInner := let(si, mapStored, w.descend(mapItem, full, pos+len(names)+1, itemPrefix, d+1, idx+"["+i+"]", mode, leaf))
 		mapEach := fmt.Sprintf("%s.value().transformMap(%s, %s, %s)", nv, i, v, mapInner)
 		if ops {
 			mapEach = fmt.Sprintf("%s.value().transformList(%s, %s, %s).flatten()", nv, i, v, mapInner)
 		}
 		body = fmt.Sprintf("%s.hasValue() && type(%s.value()) == map ? %s : %s", nv, nv, mapEach, body)
+	}
+	if mode == newOps {
+		return let(nv, a.newAt(names), body)
+	}
+	if mode == storedOps {
+		body = fmt.Sprintf("%s.hasValue() && %s.hasValue() && %s.value() == %s.value() ? [] : %s", sc, nv, nv, sc, body)
 	}
 	return let(sc, a.oldAt(names), let(nv, a.newAt(names), body))
 }
@@ -304,8 +339,19 @@ func (w *walker) descend(a anchor, full []step, pos int, prefix []featuregates.S
 // the items between two pairs (a gap) pair in order where the gap has as many new items as
 // stored ones (edits in place). Where our server finds the write ambiguous and rejects it,
 // the items it cannot pair are new here.
-func correlation(nl, ol string, t *tree, d int) string {
-	return correlate(nl, ol, t, d, func(c corr) string { return c.m })
+//
+// A list that the write left as stored pairs each item with itself. Where no stored item holds
+// a value at a path below it that is not live (held), which item continues which changes
+// nothing: no stored value is kept or moved, and every value sent at such a path is dropped,
+// so nothing pairs. Both are told before the pairing, which compares every new item with every
+// stored one, is computed.
+func correlation(nl, ol string, t *tree, d int, held func(x string) string) string {
+	o, z, h := fmt.Sprintf("col%d", d), fmt.Sprintf("cz%d", d), fmt.Sprintf("ch%d", d)
+	return let(o, ol, fmt.Sprintf("%s == %s ? lists.range(size(%s)) : !%s.exists(%s, %s) ? %s.map(%s, -1) : %s",
+		nl, o, nl, o, h, held(h), nl, z, correlate(nl, o, t, d, shortcuts{
+			inPlace:   fmt.Sprintf("lists.range(size(%s))", nl),
+			noneEqual: fmt.Sprintf("size(%s) == size(%s) ? lists.range(size(%s)) : %s.map(%s, -1)", nl, o, nl, nl, z),
+		}, func(c corr) string { return c.m })))
 }
 
 // corr names the values correlate binds for its body: the pairing m1 of the groups, which
@@ -318,7 +364,7 @@ type corr struct {
 }
 
 // correlate binds the steps of the pairing of nl with ol and returns body of them.
-func correlate(nl, ol string, t *tree, d int, body func(corr) string) string {
+func correlate(nl, ol string, t *tree, d int, fast shortcuts, body func(corr) string) string {
 	n := func(s string) string { return fmt.Sprintf("%s%d", s, d) }
 	a, b, c := n("ca"), n("cb"), n("cc")
 	e, nn, m1, mo, gn, gs, on, os, mono, gapN, gapO, un, uo, m := n("ce"), n("cnn"), n("cm"), n("cmo"), n("cgn"), n("cgs"), n("con"), n("cos"), n("cmono"), n("cgapn"), n("cgapo"), n("cun"), n("cuo"), n("cfinal")
@@ -340,12 +386,24 @@ func correlate(nl, ol string, t *tree, d int, body func(corr) string) string {
 			let(gapO, fmt.Sprintf("lists.range(size(%s)).map(%s, size(lists.range(%s).filter(%s, %s[%s])))", ol, b, b, c, mo, c),
 				let(mono, fmt.Sprintf("lists.range(size(%s)).all(%s, %s[%s] < 0 || lists.range(%s).all(%s, %s[%s] < 0 || %s[%s] < %s[%s]))", nl, a, m1, a, a, b, m1, b, m1, b, m1, a),
 					let(m, final, body(corr{nl: nl, ol: ol, m1: m1, mo: mo, mono: mono, gapN: gapN, gapO: gapO, m: m, po: po, d: d}))))))
+	// Two cases are told in one pass each before the rest is computed: every item equal to the
+	// stored item at its index outside the gated paths (each group pairs in order: every item
+	// with the one at its index), and no item equal to any stored one (no group pairs, so the
+	// whole list is one gap: in order if the sizes agree, else nothing pairs).
+	r := n("cr")
 	return let(pn, fmt.Sprintf("%s.map(%s, %s)", nl, x, project(x, t, d)),
 		let(po, fmt.Sprintf("%s.map(%s, %s)", ol, x, project(x, t, d)),
-			let(e, fmt.Sprintf("lists.range(size(%s)).map(%s, lists.range(size(%s)).map(%s, %s[%s] == %s[%s]))", nl, a, ol, b, pn, a, po, b),
-				let(nn, fmt.Sprintf("lists.range(size(%s)).map(%s, lists.range(size(%s)).map(%s, %s[%s] == %s[%s]))", nl, a, nl, b, pn, a, pn, b),
-					let(m1, groups, gapsStep)))))
+			fmt.Sprintf("size(%s) == size(%s) && lists.range(size(%s)).all(%s, %s[%s] == %s[%s]) ? (%s) : %s", nl, ol, nl, a, pn, a, po, a, fast.inPlace,
+				fmt.Sprintf("!%s.exists(%s, %s.exists(%s, %s == %s)) ? (%s) : %s", pn, r, po, c, r, c, fast.noneEqual,
+					let(e, fmt.Sprintf("lists.range(size(%s)).map(%s, lists.range(size(%s)).map(%s, %s[%s] == %s[%s]))", nl, a, ol, b, pn, a, po, b),
+						let(nn, fmt.Sprintf("lists.range(size(%s)).map(%s, lists.range(size(%s)).map(%s, %s[%s] == %s[%s]))", nl, a, nl, b, pn, a, pn, b),
+							let(m1, groups, gapsStep)))))))
 }
+
+// shortcuts are what correlate's body gives in the two cases it tells early: every item
+// equal to the stored one at its index (inPlace), and no item equal to any stored one
+// (noneEqual), outside the gated paths.
+type shortcuts struct{ inPlace, noneEqual string }
 
 // ambiguous returns the CEL condition under which our server rejects a write to a list
 // without keys as ambiguous (listitems.go): a stored item that holds a value at a disabled
@@ -373,7 +431,10 @@ func ambiguous(c corr, held func(x string) string) string {
 // a stored value at the path needs and the new object lacks (a list of CEL strings); the
 // mutation creates them, each once, before any other op (see gen.mutating).
 func (w *walker) gateParents(a anchor, steps []step) string {
-	return w.descend(a, steps, 0, nil, 0, "", true, func(a anchor, names []string, rest []step, here []featuregates.Step, d int, idx string) string {
+	if len(leafNames(steps)) < 2 {
+		return "[]" // every parent of a restored value is an item or the root: it exists
+	}
+	return w.descend(a, steps, 0, nil, 0, "", storedOps, func(a anchor, names []string, rest []step, here []featuregates.Step, d int, idx string) string {
 		if len(names) < 2 {
 			return "[]" // an anchor exists
 		}
@@ -397,7 +458,7 @@ func (w *walker) gateParents(a anchor, steps []step) string {
 // missing objects gateParents created: a stored value is put back with one add, a new one
 // removed; where every item of a list or map is gated, the stored items stay as they are.
 func (w *walker) gateLeafOps(a anchor, steps []step) string {
-	return w.descend(a, steps, 0, nil, 0, "", true, func(a anchor, names []string, rest []step, here []featuregates.Step, d int, idx string) string {
+	return w.descend(a, steps, 0, nil, 0, "", storedOps, func(a anchor, names []string, rest []step, here []featuregates.Step, d int, idx string) string {
 		nv, sv := fmt.Sprintf("nv%d", d), fmt.Sprintf("sv%d", d)
 		if len(rest) == 0 {
 			return let(sv, a.oldAt(names), let(nv, a.newAt(names), fmt.Sprintf(
@@ -420,13 +481,30 @@ func heldItems(sv string) string {
 // defaultOps returns the ops that set a schema default at steps from the root anchor a where
 // the value's parent exists and the value does not.
 func (w *walker) defaultOps(a anchor, steps []step, value string) string {
-	return w.descend(a, steps, 0, nil, 0, "", true, func(a anchor, names []string, rest []step, here []featuregates.Step, d int, idx string) string {
+	return w.descend(a, steps, 0, nil, 0, "", newOps, func(a anchor, names []string, rest []step, here []featuregates.Step, d int, idx string) string {
 		if len(rest) > 0 || len(names) == 0 {
 			return "[]" // a default of every item of a list or map: the schema has none
 		}
 		return fmt.Sprintf(`%s.hasValue() && !%s.hasValue() ? [JSONPatch{op: "add", path: %s, value: %s}] : []`,
 			a.newAt(names[:len(names)-1]), a.newAt(names), a.ptrAt(names), value)
 	})
+}
+
+// leafNames returns the field names that descend passes to its leaf for steps: those after
+// the last wildcard, a trailing wildcard left out.
+func leafNames(steps []step) []string {
+	if n := len(steps); n > 0 && steps[n-1].Wildcard {
+		steps = steps[:n-1]
+	}
+	var names []string
+	for _, s := range steps {
+		if s.Wildcard {
+			names = nil
+			continue
+		}
+		names = append(names, s.Field)
+	}
+	return names
 }
 
 // splitRun splits steps at the first wildcard: the field names before it, and the rest

@@ -374,7 +374,7 @@ func (g *gen) ambiguityChecks(guard string) {
 	if len(g.walker.pairings) == 0 {
 		return
 	}
-	vw := &walker{schema: g.schema, gated: g.walker.gated}
+	vw := &walker{schema: g.schema, gated: g.walker.gated, heldBelow: g.heldBelow}
 	root := anchor{newV: "object", oldV: oldRoot, ptr: rootPointer(), node: g.schema}
 	for _, p := range g.walker.pairings {
 		prefix := appendWildcard(p.prefix)
@@ -388,18 +388,21 @@ func (g *gen) ambiguityChecks(guard string) {
 		if len(below) == 0 {
 			continue
 		}
-		held := func(x string) string {
-			var any []string
-			for _, gp := range below {
-				any = append(any, fmt.Sprintf("(!(%s) && %s)", live(gp.chain), hasAt(x, gp.path.Steps()[len(prefix):], 0)))
-			}
-			return strings.Join(any, " || ")
-		}
+		held := func(x string) string { return g.heldBelow(prefix, x) }
 		t := vw.relTree(prefix)
-		expr := vw.descend(root, p.steps, 0, nil, 0, "", true, func(a anchor, names []string, rest []step, here []featuregates.Step, d int, idx string) string {
+		expr := vw.descend(root, p.steps, 0, nil, 0, "", storedOps, func(a anchor, names []string, rest []step, here []featuregates.Step, d int, idx string) string {
 			nv, sc, nl, ol := fmt.Sprintf("nv%d", d), fmt.Sprintf("sc%d", d), fmt.Sprintf("nl%d", d), fmt.Sprintf("ol%d", d)
-			return let(sc, a.oldAt(names), let(nv, a.newAt(names), fmt.Sprintf("%s.hasValue() && type(%s.value()) == list && %s.hasValue() && type(%s.value()) == list ? %s : []",
-				nv, nv, sc, sc, let(nl, nv+".value()", let(ol, sc+".value()", correlate(nl, ol, t, d, func(c corr) string {
+			// A list left as stored, or without a stored item that holds a value at a path
+			// that is not live, cannot lose one.
+			h := fmt.Sprintf("hh%d", d)
+			return let(sc, a.oldAt(names), let(nv, a.newAt(names), fmt.Sprintf("%s.hasValue() && type(%s.value()) == list && %s.hasValue() && type(%s.value()) == list && %s.value() != %s.value() && %s.value().exists(%s, %s) ? %s : []",
+				nv, nv, sc, sc, nv, sc, sc, h, held(h), let(nl, nv+".value()", let(ol, sc+".value()", correlate(nl, ol, t, d, shortcuts{
+					// Every item in place: nothing is ambiguous. No item equal to a stored one:
+					// the list is one gap, ambiguous where it has new items, its size changed, and
+					// a stored item holds a value at a path that is not live.
+					inPlace:   "[]",
+					noneEqual: fmt.Sprintf("size(%s) > 0 && size(%s) != size(%s) && %s.exists(hx%d, %s) ? [true] : []", nl, nl, ol, ol, d, held(fmt.Sprintf("hx%d", d))),
+				}, func(c corr) string {
 					return fmt.Sprintf("(%s) ? [true] : []", ambiguous(c, held))
 				}))))))
 		})
@@ -412,14 +415,37 @@ func (g *gen) ambiguityChecks(guard string) {
 				gates = append(gates, gp.gate)
 			}
 		}
+		// With every gate below the list live, no stored item holds a value at a disabled
+		// path, and nothing can be ambiguous: the pairing is not computed.
+		var off []string
+		for _, gp := range below {
+			off = append(off, fmt.Sprintf("!(%s)", live(gp.chain)))
+		}
 		g.validations = append(g.validations, admissionregistrationv1.Validation{
-			Expression: fmt.Sprintf("%s || size(%s) == 0", guard, expr),
+			Expression: fmt.Sprintf("%s || !(%s) || size(%s) == 0", guard, strings.Join(off, " || "), expr),
 			Message: fmt.Sprintf("%s: Invalid value: a stored item holds a value at %s, which a disabled feature gate (%s) guards, and the write changed the list so that the item cannot be told apart in it; keep such items in place while you change others, or enable the gate first",
 				displayPath(p.prefix), strings.Join(paths, ", "), strings.Join(gates, ", ")),
 			Reason: ptr.To(metav1.StatusReasonInvalid),
 		})
 	}
 	g.vapPairings = vw.pairingVariables(root)
+}
+
+// heldBelow returns the CEL condition that x, an item of the list or map at prefix (a path
+// ending in a wildcard), holds a value at a gated path below it that is not live; false where
+// no gated path is below it.
+func (g *gen) heldBelow(prefix []featuregates.Step, x string) string {
+	var any []string
+	for _, gp := range g.paths {
+		st := gp.path.Steps()
+		if len(st) > len(prefix) && stepsHavePrefix(st, prefix) {
+			any = append(any, fmt.Sprintf("(!(%s) && %s)", live(gp.chain), hasAt(x, st[len(prefix):], 0)))
+		}
+	}
+	if len(any) == 0 {
+		return "false"
+	}
+	return strings.Join(any, " || ")
 }
 
 // hasAt returns the CEL condition that x has a value at the relative path steps (through

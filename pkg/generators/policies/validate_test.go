@@ -18,6 +18,7 @@ package policies
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -28,6 +29,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/admission"
 	plugincel "k8s.io/apiserver/pkg/admission/plugin/cel"
+	celconfig "k8s.io/apiserver/pkg/apis/cel"
 	"k8s.io/apiserver/pkg/cel/environment"
 	"k8s.io/utils/ptr"
 )
@@ -44,8 +46,24 @@ func runValidating(t testing.TB, p *admissionregistrationv1.ValidatingAdmissionP
 // that evaluates it on a write.
 func compileValidating(t testing.TB, p *admissionregistrationv1.ValidatingAdmissionPolicy) func(param *Param, obj, old map[string]interface{}, subresource string) []string {
 	t.Helper()
+	run := compileValidatingErr(t, p)
+	return func(param *Param, obj, old map[string]interface{}, subresource string) []string {
+		failed, err := run(param, obj, old, subresource)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return failed
+	}
+}
+
+// compileValidatingErr is compileValidating that returns an evaluation's error (a cost limit
+// exceeded, say) instead of failing the test.
+func compileValidatingErr(t testing.TB, p *admissionregistrationv1.ValidatingAdmissionPolicy) func(param *Param, obj, old map[string]interface{}, subresource string) ([]string, error) {
+	t.Helper()
 	if p == nil {
-		return func(*Param, map[string]interface{}, map[string]interface{}, string) []string { return nil }
+		return func(*Param, map[string]interface{}, map[string]interface{}, string) ([]string, error) {
+			return nil, nil
+		}
 	}
 	compiler, err := plugincel.NewCompositedCompiler(environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion()))
 	if err != nil {
@@ -65,7 +83,7 @@ func compileValidating(t testing.TB, p *admissionregistrationv1.ValidatingAdmiss
 	if errs := ev.CompilationErrors(); len(errs) > 0 {
 		t.Fatalf("%s does not compile: %v", p.Name, errs)
 	}
-	return func(param *Param, obj, old map[string]interface{}, subresource string) []string {
+	return func(param *Param, obj, old map[string]interface{}, subresource string) ([]string, error) {
 		cur := &unstructured.Unstructured{Object: runtime.DeepCopyJSON(obj)}
 		var oldObj runtime.Object
 		op := admission.Create
@@ -81,20 +99,20 @@ func compileValidating(t testing.TB, p *admissionregistrationv1.ValidatingAdmiss
 			va.VersionedOldObject = admission.NewLazyObject(oldObj)
 		}
 		req := plugincel.CreateAdmissionRequest(attrs, metav1GVR(gvr), metav1GVK(gvk))
-		results, _, err := ev.ForInput(context.Background(), va, req, plugincel.OptionalVariableBindings{VersionedParams: toUnstructured(t, param)}, nil, 10_000_000)
+		results, _, err := ev.ForInput(context.Background(), va, req, plugincel.OptionalVariableBindings{VersionedParams: toUnstructured(t, param)}, nil, celconfig.RuntimeCELCostBudget)
 		if err != nil {
-			t.Fatal(err)
+			return nil, err
 		}
 		var failed []string
 		for i, r := range results {
 			if r.Error != nil {
-				t.Fatalf("validation %d: %v\n%s", i, r.Error, p.Spec.Validations[i].Expression)
+				return nil, fmt.Errorf("validation %d: %w\n%s", i, r.Error, p.Spec.Validations[i].Expression)
 			}
 			if r.EvalResult != nil && r.EvalResult.Value() != true {
 				failed = append(failed, p.Spec.Validations[i].Message)
 			}
 		}
-		return failed
+		return failed, nil
 	}
 }
 
