@@ -18,6 +18,7 @@ package policies
 
 import (
 	"fmt"
+	"math"
 
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
 )
@@ -73,6 +74,11 @@ func (g *gen) pairingBounds() {
 			continue
 		}
 		fits := celconfig.PerCallLimit / perList
+		if fits == 0 {
+			items := int64(math.Sqrt(float64(celconfig.PerCallLimit / pairingUnitsPerItemSquared)))
+			g.differ(pathString(p.prefix)+"[*]", "", fmt.Sprintf("the items of this list without keys (maxItems %d) are paired with the stored items by content, at about %d × n² CEL cost units for n items where the write moved its items and its stored items hold values at disabled paths; the API server stops an expression at %d units, so such a write to a list of more than about %d items is refused (nothing stored, nothing lost), where our server accepts it; a write that leaves the list as stored, edits its items in place, or whose stored items hold no such value costs next to nothing", n, pairingUnitsPerItemSquared, celconfig.PerCallLimit, items))
+			continue
+		}
 		g.differ(pathString(p.prefix)+"[*]", "", fmt.Sprintf("the items of this list without keys (maxItems %d) are paired with the stored items by content, at about %d CEL cost units per list where the write moved its items and its stored items hold values at disabled paths; the API server stops an expression at %d units, so a single write that does that to more than about %d of these lists is refused (nothing stored, nothing lost), where our server accepts it; a write that leaves a list as stored, edits its items in place, or whose stored items hold no such value costs next to nothing", n, perList, celconfig.PerCallLimit, fits))
 	}
 }

@@ -386,23 +386,27 @@ func correlate(nl, ol string, t *tree, d int, fast shortcuts, body func(corr) st
 			let(gapO, fmt.Sprintf("lists.range(size(%s)).map(%s, size(lists.range(%s).filter(%s, %s[%s])))", ol, b, b, c, mo, c),
 				let(mono, fmt.Sprintf("lists.range(size(%s)).all(%s, %s[%s] < 0 || lists.range(%s).all(%s, %s[%s] < 0 || %s[%s] < %s[%s]))", nl, a, m1, a, a, b, m1, b, m1, b, m1, a),
 					let(m, final, body(corr{nl: nl, ol: ol, m1: m1, mo: mo, mono: mono, gapN: gapN, gapO: gapO, m: m, po: po, d: d}))))))
-	// Two cases are told in one pass each before the rest is computed: every item equal to the
-	// stored item at its index outside the gated paths (each group pairs in order: every item
-	// with the one at its index), and no item equal to any stored one (no group pairs, so the
-	// whole list is one gap: in order if the sizes agree, else nothing pairs).
-	r := n("cr")
+	// Two cases are told before the rest is computed. As many items as stored ones, each equal
+	// to the stored item at its index outside the gated paths or to no stored item (edits in
+	// place): each item pairs with the stored item at its index (an item's group pairs it
+	// there, and the edited items fill the gaps between such pairs one for one). No item equal
+	// to any stored one: no group pairs, so the whole list is one gap, paired in order if the
+	// sizes agree, else not at all. The first costs one comparison per item and one pass over
+	// the stored items per edited item.
+	r, q := n("cr"), n("cq")
 	return let(pn, fmt.Sprintf("%s.map(%s, %s)", nl, x, project(x, t, d)),
 		let(po, fmt.Sprintf("%s.map(%s, %s)", ol, x, project(x, t, d)),
-			fmt.Sprintf("size(%s) == size(%s) && lists.range(size(%s)).all(%s, %s[%s] == %s[%s]) ? (%s) : %s", nl, ol, nl, a, pn, a, po, a, fast.inPlace,
+			fmt.Sprintf("size(%s) == size(%s) && lists.range(size(%s)).all(%s, %s[%s] == %s[%s] || !%s.exists(%s, %s == %s[%s])) ? (%s) : %s",
+				nl, ol, nl, a, pn, a, po, a, po, q, q, pn, a, fast.inPlace,
 				fmt.Sprintf("!%s.exists(%s, %s.exists(%s, %s == %s)) ? (%s) : %s", pn, r, po, c, r, c, fast.noneEqual,
 					let(e, fmt.Sprintf("lists.range(size(%s)).map(%s, lists.range(size(%s)).map(%s, %s[%s] == %s[%s]))", nl, a, ol, b, pn, a, po, b),
 						let(nn, fmt.Sprintf("lists.range(size(%s)).map(%s, lists.range(size(%s)).map(%s, %s[%s] == %s[%s]))", nl, a, nl, b, pn, a, pn, b),
 							let(m1, groups, gapsStep)))))))
 }
 
-// shortcuts are what correlate's body gives in the two cases it tells early: every item
-// equal to the stored one at its index (inPlace), and no item equal to any stored one
-// (noneEqual), outside the gated paths.
+// shortcuts are what correlate's body gives in the two cases it tells early, outside the
+// gated paths: as many items as stored ones, each equal to the stored one at its index or to
+// none (inPlace), and no item equal to any stored one, whatever the sizes (noneEqual).
 type shortcuts struct{ inPlace, noneEqual string }
 
 // ambiguous returns the CEL condition under which our server rejects a write to a list

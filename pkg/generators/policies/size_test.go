@@ -24,6 +24,7 @@ import (
 	"testing"
 
 	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
+	"k8s.io/apiextensions-apiserver/pkg/generators/openshift"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/runtime"
 )
@@ -234,6 +235,125 @@ func TestPairingBound(t *testing.T) {
 						}
 					}
 				}
+			}
+		})
+	}
+}
+
+// TestLargeClusterVersion runs the policies generated for OpenShift's ClusterVersion (merged
+// from its feature-set CRDs, OPENSHIFT_API_DIR) on status writes with 140 conditionalUpdates
+// (a list without keys, maxItems 500, with gated fields in its items): a condition changed
+// in one item, and the list reordered, with every gate on, and off with and without stored
+// values at the gated fields. Each must give our server's result within the API server's
+// cost limits, but for the reordering of items that hold stored values at disabled paths,
+// which the generator declares beyond 100 items: that write must be refused for its cost.
+func TestLargeClusterVersion(t *testing.T) {
+	dir := os.Getenv("OPENSHIFT_API_DIR")
+	if dir == "" {
+		t.Skip("OPENSHIFT_API_DIR is not set (make test-unit sets it)")
+	}
+	merged, err := openshift.Merge(openshift.Options{Dir: dir, Groups: []string{"config/v1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var crd string
+	for _, f := range merged.Files {
+		if f.Name == "config/v1/clusterversions.config.openshift.io.yaml" {
+			crd = string(f.Content)
+		}
+	}
+	if crd == "" {
+		t.Fatal("the merge wrote no clusterversions.config.openshift.io")
+	}
+	res, err := Generate(mustCRD(t, crd))
+	if err != nil {
+		t.Fatal(err)
+	}
+	declared := false
+	for _, d := range res.Differences {
+		declared = declared || (d.Path == ".status.conditionalUpdates[*]" && strings.Contains(d.What, "more than about 100 items"))
+	}
+	if !declared {
+		t.Fatalf("the generator does not declare the bound of .status.conditionalUpdates[*] (100 items): %v", res.Differences)
+	}
+	mutate := compileMutating(t, res.Mutating)
+	validate := compileValidatingErr(t, res.Validating)
+	object := func(n int, gated bool) map[string]interface{} {
+		updates := make([]interface{}, n)
+		for i := range updates {
+			risk := map[string]interface{}{"name": fmt.Sprintf("Risk%03d", i), "url": "https://example.com/risk", "message": "a known issue",
+				"matchingRules": []interface{}{map[string]interface{}{"type": "Always"}}}
+			u := map[string]interface{}{
+				"release": map[string]interface{}{"version": fmt.Sprintf("4.99.%d", i), "image": fmt.Sprintf("quay.io/example/release@sha256:%064d", i)},
+				"risks":   []interface{}{risk},
+				"conditions": []interface{}{map[string]interface{}{"type": "Recommended", "status": "False", "reason": "KnownIssue",
+					"message": "a known issue", "lastTransitionTime": "2026-01-01T00:00:00Z"}},
+			}
+			if gated {
+				u["riskNames"] = []interface{}{risk["name"]}
+			}
+			updates[i] = u
+		}
+		return map[string]interface{}{
+			"apiVersion": "config.openshift.io/v1", "kind": "ClusterVersion",
+			"metadata": map[string]interface{}{"name": "version"},
+			"spec":     map[string]interface{}{"clusterID": "00000000-0000-0000-0000-000000000000"},
+			"status": map[string]interface{}{"availableUpdates": nil, "observedGeneration": int64(1), "versionHash": "x",
+				"desired":            map[string]interface{}{"version": "4.98.0", "image": "quay.io/example/release@sha256:0"},
+				"conditionalUpdates": updates},
+		}
+	}
+	var all []string
+	for _, g := range res.Param.Spec.FeatureGates {
+		all = append(all, g.Name)
+	}
+	for _, c := range []struct {
+		name    string
+		on      bool
+		gated   bool
+		reorder bool
+		refused bool
+	}{
+		{name: "gates on, one condition changed", on: true, gated: true},
+		{name: "gates on, reordered", on: true, gated: true, reorder: true},
+		{name: "gates off, nothing stored at them, one condition changed"},
+		{name: "gates off, nothing stored at them, reordered", reorder: true},
+		{name: "gates off, values stored at them, one condition changed", gated: true},
+		{name: "gates off, values stored at them, reordered", gated: true, reorder: true, refused: true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			param := withStates(res)
+			if c.on {
+				param = withStates(res, all...)
+			}
+			stored := object(140, c.gated)
+			write := runtime.DeepCopyJSON(stored)
+			updates := write["status"].(map[string]interface{})["conditionalUpdates"].([]interface{})
+			if c.reorder {
+				for i, j := 0, len(updates)-1; i < j; i, j = i+1, j-1 {
+					updates[i], updates[j] = updates[j], updates[i]
+				}
+			} else {
+				updates[70].(map[string]interface{})["conditions"].([]interface{})[0].(map[string]interface{})["status"] = "True"
+			}
+			out, err := mutate(param, write, stored)
+			if c.refused {
+				// The pairing variable stops at the cost limit; the mutation that reads it
+				// fails with that error, or with CEL's internal error for an error value
+				// where it concatenates lists: either way the write is refused.
+				if err == nil {
+					t.Fatalf("beyond the declared bound, want the write refused, got the object back")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("the mutating policy failed: %v", err)
+			}
+			if !equality.Semantic.DeepEqual(out, write) {
+				t.Fatalf("the mutating policy changed the write; our server stores it as sent")
+			}
+			if failed, err := validate(param, out, stored, "status"); err != nil || len(failed) > 0 {
+				t.Fatalf("the validating policy refused the write: %v %v", err, failed)
 			}
 		})
 	}

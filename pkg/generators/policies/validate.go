@@ -397,7 +397,8 @@ func (g *gen) ambiguityChecks(guard string) {
 			h := fmt.Sprintf("hh%d", d)
 			return let(sc, a.oldAt(names), let(nv, a.newAt(names), fmt.Sprintf("%s.hasValue() && type(%s.value()) == list && %s.hasValue() && type(%s.value()) == list && %s.value() != %s.value() && %s.value().exists(%s, %s) ? %s : []",
 				nv, nv, sc, sc, nv, sc, sc, h, held(h), let(nl, nv+".value()", let(ol, sc+".value()", correlate(nl, ol, t, d, shortcuts{
-					// Every item in place: nothing is ambiguous. No item equal to a stored one:
+					// Every item in place or edited in place: nothing is ambiguous. No item equal
+					// to a stored one:
 					// the list is one gap, ambiguous where it has new items, its size changed, and
 					// a stored item holds a value at a path that is not live.
 					inPlace:   "[]",
