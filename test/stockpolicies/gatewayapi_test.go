@@ -18,6 +18,7 @@ package stockpolicies
 
 import (
 	"encoding/json"
+	"fmt"
 	"os/exec"
 	"path/filepath"
 	"reflect"
@@ -116,8 +117,74 @@ func TestGatewayAPILosslessDisableOnBothBackends(t *testing.T) {
 				t.Errorf("with the gates on again, the route reads %v, want %v", got, want)
 			}
 			mustRun(t, b, "", "delete", "httproute", "lossless", "-n", "default")
+
+			// A route at its largest lists (16 rules × 16 backendRefs × 16 filters, about 470
+			// KB) with the gates off: create, a label-only update, and an update that renames
+			// every filter are each accepted and stored as sent (no gated field is in them).
+			// Each write walks every filter for the disabled cors and externalAuth gates.
+			setRouteGates(t, b, false)
+			big := largeRoute(16, 16, 16, "")
+			mustRun(t, b, big, "create", "-f", "-")
+			mustRun(t, b, "", "label", "httproute", "large", "-n", "default", "touched=yes")
+			renamed := largeRoute(16, 16, 16, "-renamed")
+			r = mustRun(t, b, "", "get", "httproute", "large", "-n", "default", "-o", "jsonpath={.metadata.resourceVersion}")
+			mustRun(t, b, strings.Replace(renamed, `"name":"large"`, `"name":"large","resourceVersion":"`+r.stdout+`"`, 1), "replace", "-f", "-")
+			stored, err := b.etcdObject(gatewayAPIRoutes, "default", "large")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var sent map[string]interface{}
+			if err := json.Unmarshal([]byte(renamed), &sent); err != nil {
+				t.Fatal(err)
+			}
+			got, _ := lookup(stored, "spec", "rules")
+			if rules, _ := got.([]interface{}); len(rules) != 16 || !reflect.DeepEqual(filterNames(rules), filterNames(sent["spec"].(map[string]interface{})["rules"])) {
+				t.Errorf("%s: etcd does not hold the renamed large route's filters", b.name)
+			}
+			mustRun(t, b, "", "delete", "httproute", "large", "-n", "default")
 		})
 	}
+}
+
+// largeRoute is an HTTPRoute named large with rules rules, each with backends backendRefs
+// of filters ExtensionRef filters, whose filter names end in suffix, as JSON.
+func largeRoute(rules, backends, filters int, suffix string) string {
+	rs := make([]interface{}, rules)
+	for r := range rs {
+		bs := make([]interface{}, backends)
+		for b := range bs {
+			fs := make([]interface{}, filters)
+			for f := range fs {
+				fs[f] = map[string]interface{}{"type": "ExtensionRef", "extensionRef": map[string]interface{}{
+					"group": "example.com", "kind": "Filter", "name": fmt.Sprintf("f-%02d-%02d-%02d%s", r, b, f, suffix)}}
+			}
+			bs[b] = map[string]interface{}{"name": fmt.Sprintf("backend-%02d-%02d", r, b), "port": 8080, "filters": fs}
+		}
+		rs[r] = map[string]interface{}{"backendRefs": bs}
+	}
+	js, _ := json.Marshal(map[string]interface{}{
+		"apiVersion": "gateway.networking.k8s.io/v1", "kind": "HTTPRoute",
+		"metadata": map[string]interface{}{"name": "large", "namespace": "default"},
+		"spec":     map[string]interface{}{"parentRefs": []interface{}{map[string]interface{}{"name": "gw"}}, "rules": rs},
+	})
+	return string(js)
+}
+
+// filterNames lists the names of the backendRefs' filters of rules, in order.
+func filterNames(rules interface{}) []string {
+	var names []string
+	rs, _ := rules.([]interface{})
+	for _, r := range rs {
+		bs, _ := r.(map[string]interface{})["backendRefs"].([]interface{})
+		for _, b := range bs {
+			fs, _ := b.(map[string]interface{})["filters"].([]interface{})
+			for _, f := range fs {
+				name, _ := lookup(f, "extensionRef", "name")
+				names = append(names, fmt.Sprint(name))
+			}
+		}
+	}
+	return names
 }
 
 func mustRun(t *testing.T, b *backend, stdin string, args ...string) kubectlResult {

@@ -24,6 +24,7 @@ import (
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/featuregates"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
@@ -101,55 +102,114 @@ func (g *gen) vap(name string, validations []admissionregistrationv1.Validation,
 		}
 }
 
+// ratcheting says which values everyValue judges.
+type ratcheting int
+
+const (
+	// judgeAll judges every value.
+	judgeAll ratcheting = iota
+	// skipUnchanged judges the values that the update changed: a value equal to its stored
+	// counterpart, or held by a list or map equal to its stored counterpart, passes, as CRD
+	// validation ratcheting lets it pass. A map value's counterpart is the stored value at its
+	// key, a map-list item's the stored item with its keys; an item of another list has none
+	// (upstream correlates only those), so only its whole list is compared.
+	skipUnchanged
+	// onlyUnchanged judges the values that skipUnchanged lets pass, for the warning that
+	// ratcheting gives of the errors it lets pass.
+	onlyUnchanged
+)
+
 // everyValue returns a CEL condition that holds when body (a condition on `self`) holds for
-// every value at steps below base (a present value), or when that value, or the list or map
-// that holds it, is what the stored object has there (oldBase, an optional), if ratchet.
-func everyValue(base, oldBase string, steps []featuregates.Step, body string, ratchet bool, d int) string {
+// every value at steps below base (a present value) that mode judges; oldBase is base's
+// stored counterpart (an optional) and node its schema (nil where it does not say).
+func everyValue(base, oldBase string, steps []featuregates.Step, body string, mode ratcheting, d int, node *structuralschema.Structural) string {
 	var names []string
 	rest := steps
 	for len(rest) > 0 && !rest[0].Wildcard {
 		names = append(names, rest[0].Field)
+		if node != nil {
+			node = childNode(node, rest[0].Field)
+		}
 		rest = rest[1:]
 	}
 	a := anchor{newV: base, oldV: oldBase, untyped: true}
 	newV, oldV := a.newAt(names), a.oldAt(names)
-	unchanged := ""
-	if ratchet {
-		unchanged = fmt.Sprintf("%s == %s || ", oldV, newV)
-	}
+	unchanged := fmt.Sprintf("%s == %s", oldV, newV)
 	if len(rest) == 0 {
-		return fmt.Sprintf("(!%s.hasValue() || %s[%s.value()].all(self, %s))", newV, unchanged, newV, body)
-	}
-	k, v := fmt.Sprintf("k%d", d), fmt.Sprintf("v%d", d)
-	inner := everyValue(v, "optional.none()", rest[1:], body, false, d+1)
-	if len(rest) == 1 {
-		inner = fmt.Sprintf("[%s].all(self, %s)", v, body)
-	}
-	return fmt.Sprintf("(!%s.hasValue() || %s!(type(%s.value()) == list || type(%s.value()) == map) || %s.value().all(%s, %s, %s))",
-		newV, unchanged, newV, newV, newV, k, v, inner)
-}
-
-// unchangedAt is the CEL condition under which everyValue ratchets: the update leaves the
-// value at the first run of field names of steps (the value, or the list or map holding
-// it) as stored.
-func unchangedAt(steps []featuregates.Step) string {
-	var names []string
-	for _, s := range steps {
-		if s.Wildcard {
-			break
+		all := fmt.Sprintf("[%s.value()].all(self, %s)", newV, body)
+		switch mode {
+		case skipUnchanged:
+			return fmt.Sprintf("(!%s.hasValue() || %s || %s)", newV, unchanged, all)
+		case onlyUnchanged:
+			return fmt.Sprintf("(!%s.hasValue() || !(%s) || %s)", newV, unchanged, all)
 		}
-		names = append(names, s.Field)
+		return fmt.Sprintf("(!%s.hasValue() || %s)", newV, all)
 	}
-	a := anchor{newV: "object", oldV: oldRoot, untyped: true}
-	return fmt.Sprintf("%s == %s", a.oldAt(names), a.newAt(names))
+	k, v, ck, o := fmt.Sprintf("k%d", d), fmt.Sprintf("v%d", d), fmt.Sprintf("ck%d", d), fmt.Sprintf("o%d", d)
+	var item *structuralschema.Structural
+	if node != nil {
+		if node.Items != nil {
+			item = node.Items
+		} else if node.AdditionalProperties != nil {
+			item = node.AdditionalProperties.Structural
+		}
+	}
+	each := func(m ratcheting) string {
+		counterpart := "optional.none()"
+		if m != judgeAll {
+			ov := oldV + ".value()"
+			switch {
+			case isListMap(node):
+				same := func(x string) string {
+					var eq []string
+					for _, key := range node.Extensions.XListMapKeys {
+						eq = append(eq, fmt.Sprintf("%s == %s", optField(x, key), optField(v, key)))
+					}
+					return strings.Join(eq, " && ")
+				}
+				// The stored item at the same index first: a list whose order the write kept
+				// costs one comparison per item.
+				counterpart = fmt.Sprintf("%s.hasValue() && type(%s) == list ? (%s < size(%s) && %s ? optional.of(%s[%s]) : %s.filter(%s, %s)[?0]) : optional.none()",
+					oldV, ov, k, ov, same(ov+"["+k+"]"), ov, k, ov, o, same(o))
+			case node != nil && node.Items == nil:
+				counterpart = fmt.Sprintf("%s.hasValue() && type(%s) == map ? %s[?%s] : optional.none()", oldV, ov, ov, k)
+			}
+		}
+		var inner string
+		if len(rest) == 1 {
+			all := fmt.Sprintf("[%s].all(self, %s)", v, body)
+			switch m {
+			case skipUnchanged:
+				inner = fmt.Sprintf("%s == optional.of(%s) || %s", ck, v, all)
+			case onlyUnchanged:
+				inner = fmt.Sprintf("%s != optional.of(%s) || %s", ck, v, all)
+			default:
+				inner = all
+			}
+		} else {
+			inner = everyValue(v, ck, rest[1:], body, m, d+1, item)
+		}
+		if m != judgeAll {
+			inner = let(ck, counterpart, inner)
+		}
+		return fmt.Sprintf("(!(type(%s.value()) == list || type(%s.value()) == map) || %s.value().all(%s, %s, %s))", newV, newV, newV, k, v, inner)
+	}
+	switch mode {
+	case skipUnchanged:
+		return fmt.Sprintf("(!%s.hasValue() || %s || %s)", newV, unchanged, each(skipUnchanged))
+	case onlyUnchanged:
+		// A list or map left as stored lets every value in it pass: judge them all.
+		return fmt.Sprintf("(!%s.hasValue() || (%s ? %s : %s))", newV, unchanged, each(judgeAll), each(onlyUnchanged))
+	}
+	return fmt.Sprintf("(!%s.hasValue() || %s)", newV, each(judgeAll))
 }
 
-// ratchetWarning returns the Warn check of a Deny check: where the update leaves the judged
+// ratchetWarning returns the Warn check of a Deny check: where the update leaves a judged
 // value as stored (so the Deny check lets it pass), a value that fails the check draws a
 // warning, as CRD validation ratcheting warns of the errors it lets pass.
-func ratchetWarning(guard, state string, steps []featuregates.Step, body, message string) admissionregistrationv1.Validation {
+func ratchetWarning(guard, state string, steps []featuregates.Step, body, message string, schema *structuralschema.Structural) admissionregistrationv1.Validation {
 	return admissionregistrationv1.Validation{
-		Expression: fmt.Sprintf("%s || !(%s) || !(%s) || %s", guard, state, unchangedAt(steps), everyValue("object", oldRoot, steps, body, false, 0)),
+		Expression: fmt.Sprintf("%s || !(%s) || %s", guard, state, everyValue("object", oldRoot, steps, body, onlyUnchanged, 0, schema)),
 		Message:    message,
 	}
 }
@@ -250,11 +310,11 @@ func (g *gen) keywordChecks(k movedKeywords, guard string) {
 		msg := fmt.Sprintf("%s: Invalid value: %s (while feature gate %s is %s)", at, strings.Join(what, "; "), e.FeatureGate, onOff(e.Enabled))
 		body := strings.Join(conds, " && ")
 		g.validations = append(g.validations, admissionregistrationv1.Validation{
-			Expression: fmt.Sprintf("%s || !(%s) || %s", guard, state, everyValue("object", oldRoot, k.steps, body, true, 0)),
+			Expression: fmt.Sprintf("%s || !(%s) || %s", guard, state, everyValue("object", oldRoot, k.steps, body, skipUnchanged, 0, g.schema)),
 			Message:    msg,
 			Reason:     ptr.To(metav1.StatusReasonInvalid),
 		})
-		g.warnings = append(g.warnings, ratchetWarning(guard, state, k.steps, body, msg))
+		g.warnings = append(g.warnings, ratchetWarning(guard, state, k.steps, body, msg, g.schema))
 	}
 }
 
@@ -303,11 +363,11 @@ func (g *gen) ruleCheck(r movedRule, guard string) {
 		fp += r.rule.FieldPath
 	}
 	v := admissionregistrationv1.Validation{
-		Expression: fmt.Sprintf("%s || %s", guard, everyValue("object", oldRoot, r.steps, body, true, 0)),
+		Expression: fmt.Sprintf("%s || %s", guard, everyValue("object", oldRoot, r.steps, body, skipUnchanged, 0, g.schema)),
 		Message:    fmt.Sprintf("%s: Invalid value: %s", fp, msg),
 		Reason:     ptr.To(metav1.StatusReasonInvalid),
 	}
-	g.warnings = append(g.warnings, ratchetWarning(guard, "true", r.steps, body, v.Message))
+	g.warnings = append(g.warnings, ratchetWarning(guard, "true", r.steps, body, v.Message, g.schema))
 	if r.rule.Reason != nil {
 		switch *r.rule.Reason {
 		case apiextensionsv1.FieldValueForbidden:
@@ -358,7 +418,7 @@ func (g *gen) deprecations() {
 			msg = *gate.FieldDeprecationWarning
 		}
 		g.warnings = append(g.warnings, admissionregistrationv1.Validation{
-			Expression: fmt.Sprintf("!(%s) || %s", live(p.chain), everyValue("object", oldRoot, p.path.Steps(), "false", true, 0)),
+			Expression: fmt.Sprintf("!(%s) || %s", live(p.chain), everyValue("object", oldRoot, p.path.Steps(), "false", skipUnchanged, 0, g.schema)),
 			Message:    msg,
 		})
 	}

@@ -174,6 +174,25 @@ spec:
                       type: integer
                       x-kubernetes-feature-gated-validations:
                       - {featureGate: Strict, enabled: true, minimum: 1, maximum: 100, exclusiveMaximum: true}
+              ports:
+                type: array
+                x-kubernetes-list-type: map
+                x-kubernetes-list-map-keys: [name]
+                items:
+                  type: object
+                  required: [name]
+                  properties:
+                    name: {type: string}
+                    number:
+                      type: integer
+                      x-kubernetes-feature-gated-validations:
+                      - {featureGate: Strict, enabled: true, maximum: 100}
+              labels:
+                type: object
+                additionalProperties:
+                  type: string
+                  x-kubernetes-feature-gated-validations:
+                  - {featureGate: Strict, enabled: true, maxLength: 3}
               meta:
                 type: object
                 properties:
@@ -244,6 +263,13 @@ func TestValidatingPolicy(t *testing.T) {
 		{name: "gated enum keyword, on", res: kws, on: []string{"NewModes"}, obj: kwObj("{mode: C}")},
 		{name: "gated bounds in list items, on", res: kws, on: []string{"Strict", "NewModes"}, obj: kwObj("{items: [{name: ab, port: 5}, {name: abcd, port: 100}]}"), want: []string{"spec.items[*].name", "spec.items[*].port"}},
 		{name: "gated bounds in list items, off", res: kws, obj: kwObj("{items: [{name: abcd, port: 100}]}")},
+		{name: "ratcheting per map-list item: a stored item left as it was passes beside a new one", res: kws, on: []string{"Strict"}, obj: kwObj("{ports: [{name: a, number: 500}, {name: b, number: 5}]}"), old: kwObj("{ports: [{name: a, number: 500}]}")},
+		{name: "ratcheting per map-list item, items reordered", res: kws, on: []string{"Strict"}, obj: kwObj("{ports: [{name: b, number: 5}, {name: a, number: 500}]}"), old: kwObj("{ports: [{name: a, number: 500}]}")},
+		{name: "ratcheting per map-list item: a changed item is judged", res: kws, on: []string{"Strict"}, obj: kwObj("{ports: [{name: a, number: 600}, {name: b, number: 5}]}"), old: kwObj("{ports: [{name: a, number: 500}]}"), want: []string{"spec.ports[*].number"}},
+		{name: "ratcheting per map-list item draws a warning", policy: kws.Warnings, res: kws, on: []string{"Strict"}, obj: kwObj("{ports: [{name: a, number: 500}, {name: b, number: 5}]}"), old: kwObj("{ports: [{name: a, number: 500}]}"), want: []string{"spec.ports[*].number"}},
+		{name: "ratcheting per map key: a stored value left as it was passes beside a new one", res: kws, on: []string{"Strict"}, obj: kwObj("{labels: {x: long, y: ok}}"), old: kwObj("{labels: {x: long}}")},
+		{name: "ratcheting per map key: a changed value is judged", res: kws, on: []string{"Strict"}, obj: kwObj("{labels: {x: longer, y: ok}}"), old: kwObj("{labels: {x: long}}"), want: []string{"spec.labels[*]"}},
+		{name: "no ratcheting per item of a list without keys (as upstream)", res: kws, on: []string{"Strict"}, obj: kwObj("{items: [{name: abcd}, {name: ab}]}"), old: kwObj("{items: [{name: abcd}]}"), want: []string{"spec.items[*].name"}},
 		{name: "gated pattern", res: kws, on: []string{"Strict"}, obj: kwObj("{items: [{name: A1}]}"), want: []string{"spec.items[*].name"}},
 		{name: "gated required", res: kws, on: []string{"Strict"}, obj: kwObj("{meta: {namespace: a}}"), want: []string{"requires owner"}},
 		{name: "escaped property in a moved rule", res: kws, on: []string{"Strict"}, obj: kwObj("{meta: {namespace: kube-system, owner: me}}"), want: []string{"namespace kube-system is not allowed"}},
