@@ -18,6 +18,7 @@ package policies
 
 import (
 	"fmt"
+	"regexp"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"sort"
@@ -182,10 +183,29 @@ func (a anchor) ptrAt(names []string) pointer {
 
 // let binds name to the value of expr in body: the policies' environment has no cel.bind,
 // so the binding is a one-item list's map macro. It keeps an expression linear in the depth
-// of its path instead of repeating a stored value's lookup at every use.
+// of its path instead of repeating a stored value's lookup at every use. Where expr is a
+// short chain of field selections (object.?spec.?replicas) used at most three times, body
+// reads it in place instead: a selection costs less than the macro (a list, a fold and an
+// index) on every write.
 func let(name, expr, body string) string {
+	if selectChain.MatchString(expr) && len(expr) <= 120 {
+		// Neither name nor the variable expr starts from may be bound again by a macro in
+		// body: there the text would mean another value.
+		root := expr[:strings.IndexAny(expr+".[", ".[")]
+		rebinds := func(v string) bool {
+			return strings.Contains(body, "("+v+",") || strings.Contains(body, ", "+v+",")
+		}
+		use := regexp.MustCompile(`\b` + regexp.QuoteMeta(name) + `\b`)
+		if n := len(use.FindAllStringIndex(body, -1)); n <= 3 && !rebinds(name) && !rebinds(root) {
+			return "(" + use.ReplaceAllLiteralString(body, "("+expr+")") + ")"
+		}
+	}
 	return fmt.Sprintf("[%s].map(%s, %s)[0]", expr, name, body)
 }
+
+// selectChain matches a variable followed by field selections, optional or not, with
+// literal names: its value is read by lookups alone.
+var selectChain = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.\??[A-Za-z_][A-Za-z0-9_]*|\[\??"[^"\\]*"\])*$`)
 
 // pairing is a list without keys whose items the policy pairs with stored items by content:
 // the variable name holds the pairing (correlation) of every instance of the list in the
