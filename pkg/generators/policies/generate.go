@@ -159,18 +159,35 @@ func (g *gen) chainOf(steps []featuregates.Step, inclusive bool) []string {
 }
 
 // live is the CEL condition under which every gate of chain is enabled.
-func live(chain []string) string {
+func (g *gen) live(chain []string) string {
 	if len(chain) == 0 {
 		return "true"
 	}
 	parts := make([]string, len(chain))
 	for i, c := range chain {
-		parts[i] = gateVar(c)
+		parts[i] = g.gateVar(c)
 	}
 	return strings.Join(parts, " && ")
 }
 
-func gateVar(name string) string { return "variables." + gateVarName(name) }
+// gateVar is the CEL value of a gate's state: its variable where it needs other gates, else
+// the lookup in gateStates itself (one variable per gate is one more CEL program evaluated on
+// every write).
+func (g *gen) gateVar(name string) string {
+	for _, gate := range g.gates {
+		if gate.Name == name && len(gate.Requires) == 0 && len(gate.RequiresAnyOf) == 0 {
+			return ownState(gate)
+		}
+	}
+	return "variables." + gateVarName(name)
+}
+
+// ownState is the state of gate read from the parameter object, before requires: a gate
+// missing from it is off, but a stable one, which cannot be turned off (our server refuses
+// enabled: false on it) by deleting its entry either.
+func ownState(gate apiextensionsv1.CustomResourceDefinitionFeatureGate) string {
+	return fmt.Sprintf("variables.%s[?%s].orValue(%t)", statesVarName, celString(gate.Name), gate.PreRelease == apiextensionsv1.CustomFeatureGateStable)
+}
 
 func gateVarName(name string) string { return "gate_" + name }
 
@@ -228,17 +245,17 @@ func (g *gen) gateVariables() []admissionregistrationv1.Variable {
 		admissionregistrationv1.Variable{Name: statesVarName, Expression: `params.spec.featureGates.transformMapEntry(i, g, {g.name: g.preRelease == "stable" || (has(g.enabled) ? g.enabled : has(g.default) ? g.default : g.preRelease == "beta")})`})
 	for _, n := range order {
 		gate := byName[n]
-		// A gate missing from the parameter object is off, except a stable one: it cannot be
-		// turned off (our server refuses enabled: false on it), and deleting its entry does
-		// not turn it off either.
-		expr := fmt.Sprintf("variables.%s[?%s].orValue(%t)", statesVarName, celString(n), gate.PreRelease == apiextensionsv1.CustomFeatureGateStable)
+		if len(gate.Requires) == 0 && len(gate.RequiresAnyOf) == 0 {
+			continue // read in place (gateVar)
+		}
+		expr := ownState(gate)
 		for _, r := range gate.Requires {
-			expr += " && " + gateVar(r)
+			expr += " && " + g.gateVar(r)
 		}
 		if len(gate.RequiresAnyOf) > 0 {
 			any := make([]string, len(gate.RequiresAnyOf))
 			for i, r := range gate.RequiresAnyOf {
-				any[i] = gateVar(r)
+				any[i] = g.gateVar(r)
 			}
 			expr += " && (" + strings.Join(any, " || ") + ")"
 		}
@@ -346,7 +363,7 @@ func (g *gen) mutating() error {
 	var walks []group
 	for _, p := range g.paths {
 		steps := resolveSteps(p.path, g.schema)
-		acts := fmt.Sprintf("%s && !%s", live(g.chainOf(p.path.Steps(), false)), gateVar(p.gate))
+		acts := fmt.Sprintf("%s && !%s", g.live(g.chainOf(p.path.Steps(), false)), g.gateVar(p.gate))
 		gr := &flat
 		if hasWildcard(p.path) {
 			walks = append(walks, group{})
@@ -369,7 +386,7 @@ func (g *gen) mutating() error {
 	}
 	for _, d := range g.defaults {
 		ops := g.walker.defaultOps(root, resolveSteps(d.path, g.schema), d.value)
-		muts = append(muts, jsonPatch(fmt.Sprintf("%s ? (%s) : []", live(d.chain), ops)))
+		muts = append(muts, jsonPatch(fmt.Sprintf("%s ? (%s) : []", g.live(d.chain), ops)))
 	}
 	if len(muts) == 0 {
 		// Gates that guard only values and rules: nothing to drop or keep, and a policy

@@ -49,7 +49,7 @@ func (g *gen) guardChecks(onScale string) {
 	root := anchor{newV: "object", oldV: oldRoot, node: g.schema}
 	for _, p := range g.paths {
 		steps := resolveSteps(p.path, g.schema)
-		acts := fmt.Sprintf("%s && !%s", live(g.chainOf(p.path.Steps(), false)), gateVar(p.gate))
+		acts := fmt.Sprintf("%s && !%s", g.live(g.chainOf(p.path.Steps(), false)), g.gateVar(p.gate))
 		g.validations = append(g.validations, admissionregistrationv1.Validation{
 			Expression: fmt.Sprintf("%s || !(%s) || %s", onScale, acts, notLetIn(root, steps, 0, true)),
 			Message: fmt.Sprintf("%s: Forbidden: while feature gate %s is disabled, only the stored value may be here: the write, after every mutating policy and webhook, holds a value that is not stored here, or lost the stored one (a mutator that ran after %s, or a parent replaced by a value of another kind); leave the field as stored, or enable the gate first",

@@ -303,7 +303,7 @@ func (g *gen) keywordChecks(k movedKeywords, guard string) {
 		for i := range conds {
 			conds[i] = "(" + conds[i] + ")"
 		}
-		state := gateVar(e.FeatureGate)
+		state := g.gateVar(e.FeatureGate)
 		if !e.Enabled {
 			state = "!" + state
 		}
@@ -350,7 +350,7 @@ func (g *gen) ruleCheck(r movedRule, guard string) {
 	sort.Strings(names)
 	entries := make([]string, len(names))
 	for i, n := range names {
-		entries[i] = celString(n) + ": " + gateVar(n)
+		entries[i] = celString(n) + ": " + g.gateVar(n)
 	}
 	// featureGates is bound as the variable of a one-item comprehension, as self is.
 	body = fmt.Sprintf("[{%s}].all(featureGates, %s)", strings.Join(entries, ", "), body)
@@ -394,7 +394,7 @@ func (g *gen) scaleCheck() {
 		return
 	}
 	g.validations = append(g.validations, admissionregistrationv1.Validation{
-		Expression: fmt.Sprintf(`request.?subResource.orValue("") != "scale" || (%s) || (oldObject != null && object.spec.replicas == oldObject.spec.replicas && oldObject.spec.replicas != 0)`, live(chain)),
+		Expression: fmt.Sprintf(`request.?subResource.orValue("") != "scale" || (%s) || (oldObject != null && object.spec.replicas == oldObject.spec.replicas && oldObject.spec.replicas != 0)`, g.live(chain)),
 		Message:    fmt.Sprintf("%s cannot be scaled: feature gate %s is disabled", p.String(), strings.Join(chain, ", ")),
 		Reason:     ptr.To(metav1.StatusReasonInvalid),
 	})
@@ -418,7 +418,7 @@ func (g *gen) deprecations() {
 			msg = *gate.FieldDeprecationWarning
 		}
 		g.warnings = append(g.warnings, admissionregistrationv1.Validation{
-			Expression: fmt.Sprintf("!(%s) || %s", live(p.chain), everyValue("object", oldRoot, p.path.Steps(), "false", skipUnchanged, 0, g.schema)),
+			Expression: fmt.Sprintf("!(%s) || %s", g.live(p.chain), everyValue("object", oldRoot, p.path.Steps(), "false", skipUnchanged, 0, g.schema)),
 			Message:    msg,
 		})
 	}
@@ -480,7 +480,7 @@ func (g *gen) ambiguityChecks(guard string) {
 		// path, and nothing can be ambiguous: the pairing is not computed.
 		var off []string
 		for _, gp := range below {
-			off = append(off, fmt.Sprintf("!(%s)", live(gp.chain)))
+			off = append(off, fmt.Sprintf("!(%s)", g.live(gp.chain)))
 		}
 		g.validations = append(g.validations, admissionregistrationv1.Validation{
 			Expression: fmt.Sprintf("%s || !(%s) || size(%s) == 0", guard, strings.Join(off, " || "), expr),
@@ -500,7 +500,7 @@ func (g *gen) heldBelow(prefix []featuregates.Step, x string) string {
 	for _, gp := range g.paths {
 		st := gp.path.Steps()
 		if len(st) > len(prefix) && stepsHavePrefix(st, prefix) {
-			any = append(any, fmt.Sprintf("(!(%s) && %s)", live(gp.chain), hasAt(x, st[len(prefix):], 0)))
+			any = append(any, fmt.Sprintf("(!(%s) && %s)", g.live(gp.chain), hasAt(x, st[len(prefix):], 0)))
 		}
 	}
 	if len(any) == 0 {
