@@ -82,6 +82,9 @@ func compileMutating(t testing.TB, p *admissionregistrationv1.MutatingAdmissionP
 			t.Fatalf("variable %s does not compile: %v", v.GetName(), r.Error)
 		}
 	}
+	// The match conditions, as the dispatcher evaluates them before the mutations: where one
+	// is false, the policy is skipped and the object is left as it is.
+	matches := compileMatch(t, p)
 	patchOpts := opts
 	patchOpts.HasPatchTypes = true
 	var patchers []patch.Patcher
@@ -104,6 +107,11 @@ func compileMutating(t testing.TB, p *admissionregistrationv1.MutatingAdmissionP
 		gvk := cur.GroupVersionKind()
 		gvr := schema.GroupVersionResource{Group: gvk.Group, Version: gvk.Version, Resource: "things"}
 		scheme := runtime.NewScheme()
+		if ok, err := matches(param, cur.Object, old); err != nil {
+			return nil, err
+		} else if !ok {
+			return cur.Object, nil
+		}
 		// One composition context per request, as the dispatcher makes: variables are computed
 		// once and shared by every mutation.
 		ctx := compiler.CreateContext(context.Background())
@@ -129,6 +137,57 @@ func compileMutating(t testing.TB, p *admissionregistrationv1.MutatingAdmissionP
 			cur = out.(*unstructured.Unstructured)
 		}
 		return cur.Object, nil
+	}
+}
+
+// compileMatch compiles a generated mutating policy's match conditions and returns the
+// function that tells whether a write matches them (every condition true).
+func compileMatch(t testing.TB, p *admissionregistrationv1.MutatingAdmissionPolicy) func(param *Param, obj, old map[string]interface{}) (bool, error) {
+	t.Helper()
+	if len(p.Spec.MatchConditions) == 0 {
+		return func(*Param, map[string]interface{}, map[string]interface{}) (bool, error) { return true, nil }
+	}
+	compiler, err := plugincel.NewCompositedCompiler(environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var conds []plugincel.ExpressionAccessor
+	for _, c := range p.Spec.MatchConditions {
+		conds = append(conds, condition(c.Expression))
+	}
+	match := compiler.CompileCondition(conds, plugincel.OptionalVariableDeclarations{HasParams: true}, environment.StoredExpressions)
+	if errs := match.CompilationErrors(); len(errs) > 0 {
+		t.Fatalf("the match conditions do not compile: %v", errs)
+	}
+	return func(param *Param, obj, old map[string]interface{}) (bool, error) {
+		cur := &unstructured.Unstructured{Object: obj}
+		var oldObj runtime.Object
+		op := admission.Create
+		if old != nil {
+			oldObj = &unstructured.Unstructured{Object: old}
+			op = admission.Update
+		}
+		gvk := cur.GroupVersionKind()
+		gvr := schema.GroupVersionResource{Group: gvk.Group, Version: gvk.Version, Resource: "things"}
+		attrs := admission.NewAttributesRecord(cur, oldObj, gvk, cur.GetNamespace(), cur.GetName(), gvr, "", op, nil, false, nil)
+		va := &admission.VersionedAttributes{Attributes: attrs, VersionedObject: admission.NewLazyObject(cur), VersionedKind: gvk}
+		if oldObj != nil {
+			va.VersionedOldObject = admission.NewLazyObject(oldObj)
+		}
+		req := plugincel.CreateAdmissionRequest(attrs, metav1GVR(gvr), metav1GVK(gvk))
+		results, _, err := match.ForInput(context.Background(), va, req, plugincel.OptionalVariableBindings{VersionedParams: toUnstructured(t, param)}, nil, celconfig.RuntimeCELCostBudget)
+		if err != nil {
+			return false, fmt.Errorf("match conditions: %w", err)
+		}
+		for i, r := range results {
+			if r.Error != nil {
+				return false, fmt.Errorf("match condition %d: %w", i, r.Error)
+			}
+			if r.EvalResult != nil && r.EvalResult.Value() != true {
+				return false, nil
+			}
+		}
+		return true, nil
 	}
 }
 

@@ -182,6 +182,12 @@ func (g *gen) gateVar(name string) string {
 	return "variables." + gateVarName(name)
 }
 
+// ownStateOf is the CEL state of the parameter object's gate entry g by KEP-2608's rules,
+// before requires.
+func ownStateOf(g string) string {
+	return fmt.Sprintf(`%[1]s.preRelease == "stable" || (has(%[1]s.enabled) ? %[1]s.enabled : has(%[1]s.default) ? %[1]s.default : %[1]s.preRelease == "beta")`, g)
+}
+
 // ownState is the state of gate read from the parameter object, before requires: a gate
 // missing from it is off, but a stable one, which cannot be turned off (our server refuses
 // enabled: false on it) by deleting its entry either.
@@ -242,7 +248,7 @@ func (g *gen) gateVariables() []admissionregistrationv1.Variable {
 		// One pass over the parameter object's gates (a map list keyed by name, so each name
 		// once) gives every gate's own state by name: each gate variable is then one lookup,
 		// and a write costs O(gates), not O(gates²).
-		admissionregistrationv1.Variable{Name: statesVarName, Expression: `params.spec.featureGates.transformMapEntry(i, g, {g.name: g.preRelease == "stable" || (has(g.enabled) ? g.enabled : has(g.default) ? g.default : g.preRelease == "beta")})`})
+		admissionregistrationv1.Variable{Name: statesVarName, Expression: fmt.Sprintf("params.spec.featureGates.transformMapEntry(i, g, {g.name: %s})", ownStateOf("g"))})
 	for _, n := range order {
 		gate := byName[n]
 		if len(gate.Requires) == 0 && len(gate.RequiresAnyOf) == 0 {
@@ -397,12 +403,17 @@ func (g *gen) mutating() error {
 	if v := g.storageVersion(); v != nil && v.Subresources != nil && v.Subresources.Status != nil {
 		sub = append(sub, "status")
 	}
+	var conds []admissionregistrationv1.MatchCondition
+	if len(g.defaults) == 0 {
+		conds = []admissionregistrationv1.MatchCondition{{Name: "gated-values-changed", Expression: g.gatedValuesChanged()}}
+	}
 	g.res.Mutating = &admissionregistrationv1.MutatingAdmissionPolicy{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "admissionregistration.k8s.io/v1", Kind: "MutatingAdmissionPolicy"},
 		ObjectMeta: g.meta(g.policyName()),
 		Spec: admissionregistrationv1.MutatingAdmissionPolicySpec{
 			ParamKind:          g.paramKind(),
 			MatchConstraints:   g.matchResources(sub...),
+			MatchConditions:    conds,
 			Variables:          append(g.gateVariables(), g.walker.pairingVariables(root)...),
 			Mutations:          muts,
 			FailurePolicy:      ptr.To(admissionregistrationv1.Fail),
@@ -418,6 +429,56 @@ func (g *gen) mutating() error {
 		},
 	}
 	return nil
+}
+
+// gatedValuesChanged is the mutating policy's match condition: the write sends a value at a
+// gated path that may be disabled (on create), or changes what the stored object holds at
+// such a path (on update), where a path through a wildcard counts as the whole list or map at
+// its first wildcard. Every op of the mutations drops a value sent at a disabled path or puts
+// back a stored one the write changed, so where this is false they have nothing to do: the
+// policy is skipped, and with it the API server's encoding and decoding of the object for the
+// patch, on the writes that leave such fields alone and on the policy's own second run
+// (reinvocation) after it dropped what was sent. The gate states are read only where a value
+// changed. A path whose gates need other gates counts as disabled; a CRD with defaults below
+// gated paths gets no condition (a default applies to a value the write did not send).
+func (g *gen) gatedValuesChanged() string {
+	a := anchor{newV: "object", oldV: "oldObject", node: g.schema}
+	byName := map[string]apiextensionsv1.CustomResourceDefinitionFeatureGate{}
+	for _, gate := range g.gates {
+		byName[gate.Name] = gate
+	}
+	const states = "gs"
+	seen := map[string]bool{}
+	var sent, changed, sentOff, changedOff []string
+	for _, p := range g.paths {
+		names, _ := splitRun(resolveSteps(p.path, g.schema))
+		has := a.newAt(names) + ".hasValue()"
+		diff := fmt.Sprintf("%s != %s", a.newAt(names), a.oldAt(names))
+		off := ""
+		var on []string
+		for _, n := range p.chain {
+			gate := byName[n]
+			if len(gate.Requires) > 0 || len(gate.RequiresAnyOf) > 0 {
+				off = "true"
+				break
+			}
+			on = append(on, fmt.Sprintf("%s[?%s].orValue(%t)", states, celString(n), gate.PreRelease == apiextensionsv1.CustomFeatureGateStable))
+		}
+		if off == "" {
+			off = "!(" + strings.Join(on, " && ") + ")"
+		}
+		if key := has + off; !seen[key] {
+			seen[key] = true
+			sent, changed = append(sent, has), append(changed, diff)
+			sentOff = append(sentOff, fmt.Sprintf("(%s && %s)", has, off))
+			changedOff = append(changedOff, fmt.Sprintf("(%s && %s)", diff, off))
+		}
+	}
+	bind := func(body string) string {
+		return fmt.Sprintf("[params.spec.featureGates.transformMapEntry(i, g, {g.name: %s})].exists(%s, %s)", ownStateOf("g"), states, body)
+	}
+	return fmt.Sprintf("oldObject == null ? (%s) && %s : (%s) && %s",
+		strings.Join(sent, " || "), bind(strings.Join(sentOff, " || ")), strings.Join(changed, " || "), bind(strings.Join(changedOff, " || ")))
 }
 
 func hasWildcard(p featuregates.Path) bool {

@@ -1,0 +1,91 @@
+/*
+Copyright 2026 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package policies
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestMatchCondition checks the mutating policy's match condition: the policy runs where the
+// write sends or changes a value at a path whose gates may be off, and is skipped where the
+// mutations would have nothing to do, its own second run included.
+func TestMatchCondition(t *testing.T) {
+	crd := strings.Replace(flatCRD(t, 4), "{name: G003, preRelease: alpha,", "{name: G003, preRelease: alpha, requires: [G000],", 1)
+	res, err := Generate(mustCRD(t, crd))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(res.Mutating.Spec.MatchConditions); n != 1 {
+		t.Fatalf("%d match conditions, want 1", n)
+	}
+	matches := compileMatch(t, res.Mutating)
+	mutate := compileMutating(t, res.Mutating)
+	param := withStates(res, "G000", "G003") // G001 and G002 off; G003 on, but it needs G000
+	spec := func(kv ...string) map[string]interface{} {
+		s := map[string]interface{}{}
+		for i := 0; i+1 < len(kv); i += 2 {
+			s[kv[i]] = kv[i+1]
+		}
+		return map[string]interface{}{"apiVersion": "t.example.com/v1", "kind": "Flat",
+			"metadata": map[string]interface{}{"name": "x", "namespace": "default"}, "spec": s}
+	}
+	stored := spec("u000", "a", "f000", "a", "f002", "a")
+	sentF001 := spec("u000", "a", "f000", "a", "f001", "new", "f002", "a")
+	kept, err := mutate(param, sentF001, stored)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name     string
+		obj, old map[string]interface{}
+		want     bool
+	}{
+		{"create without gated fields", spec("u000", "a"), nil, false},
+		{"create with a field of an enabled gate", spec("f000", "a"), nil, false},
+		{"create with a field of a disabled gate", spec("f001", "a"), nil, true},
+		{"create with a field of a gate that needs another", spec("f003", "a"), nil, true},
+		{"update of an ungated field", spec("u000", "b", "f000", "a", "f002", "a"), stored, false},
+		{"update of a field of an enabled gate", spec("u000", "a", "f000", "b", "f002", "a"), stored, false},
+		{"update that sends a field of a disabled gate", sentF001, stored, true},
+		{"update that leaves out a stored field of a disabled gate", spec("u000", "a", "f000", "a"), stored, true},
+		{"the policy's second run on its own result", kept, stored, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := matches(param, c.obj, c.old)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != c.want {
+				t.Fatalf("the match condition is %v, want %v", got, c.want)
+			}
+		})
+	}
+	if _, has := kept["spec"].(map[string]interface{})["f001"]; has {
+		t.Fatalf("the policy kept f001, sent while its gate is off: %v", kept)
+	}
+
+	// A default below a gated path applies to a value the write did not send: no condition.
+	withDefault := strings.Replace(crd, "f000: {type: string}", "f000: {type: string, default: d}", 1)
+	res, err = Generate(mustCRD(t, withDefault))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(res.Mutating.Spec.MatchConditions); n != 0 {
+		t.Fatalf("with a default below a gated path, %d match conditions, want none", n)
+	}
+}
