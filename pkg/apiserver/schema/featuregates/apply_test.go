@@ -392,6 +392,29 @@ func TestPrepareForUpdate(t *testing.T) {
 	}
 }
 
+// TestPrepareForUpdateEqualProjectionsHoldingNothing: two stored items of a list without keys
+// that are equal outside the disabled paths but not as JSON ({} against absent on the way to
+// a disabled path), neither holding a value there, and a write that changes how many such
+// items there are. Nothing stored is at stake, so the write is accepted as sent; it panicked
+// (nil gated path in the ambiguity error) before.
+func TestPrepareForUpdateEqualProjectionsHoldingNothing(t *testing.T) {
+	ix := Compile([]GateSpec{{Name: "X", PreRelease: Alpha, FieldPaths: []string{".spec.steps[*].opts.x"}}}, nil)
+	for _, tc := range []struct{ name, old, new string }{
+		{"an empty object against an absent one", `{"spec":{"steps":[{"name":"b","opts":{}},{"name":"b"},{"name":"c","opts":{"x":1}}]}}`, `{"spec":{"steps":[{"name":"b"},{"name":"c","opts":{"x":1}}]}}`},
+		{"null against absent", `{"spec":{"steps":[{"name":"b","opts":null},{"name":"b"},{"name":"c","opts":{"x":1}}]}}`, `{"spec":{"steps":[{"name":"b"},{"name":"c","opts":{"x":1}}]}}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			newObj, oldObj := obj(t, tc.new), obj(t, tc.old)
+			if _, err := ix.PrepareForUpdate(newObj, oldObj, ScopeAll); err != nil {
+				t.Fatalf("unexpected error: %v", err)
+			}
+			if diff := cmp.Diff(obj(t, tc.new), newObj); diff != "" {
+				t.Errorf("object (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 // TestPrepareForUpdateAmbiguousList covers the writes to a list without keys after which the
 // stored item that holds a disabled value cannot be found: they fail with the list's path
 // and the gate, rather than move the value to another item or drop it.

@@ -120,6 +120,11 @@ func correlate(n *node, items, oldItems []interface{}) ([]int, *ambiguity) {
 					if held[item] == nil {
 						item = olds[0]
 					}
+					if held[item] == nil {
+						// Neither holds a value at a disabled path (they differ only where the
+						// projection does not look, {} against absent): nothing to lose here.
+						continue
+					}
 					return nil, &ambiguity{item: item, held: held[item], why: fmt.Sprintf("the write changed the number of items equal to it outside the disabled fields from %d to %d, and they hold different values there", len(olds), len(news))}
 				}
 			}
