@@ -195,12 +195,50 @@ func let(name, expr, body string) string {
 		rebinds := func(v string) bool {
 			return strings.Contains(body, "("+v+",") || strings.Contains(body, ", "+v+",")
 		}
-		use := regexp.MustCompile(`\b` + regexp.QuoteMeta(name) + `\b`)
-		if n := len(use.FindAllStringIndex(body, -1)); n <= 3 && !rebinds(name) && !rebinds(root) {
-			return "(" + use.ReplaceAllLiteralString(body, "("+expr+")") + ")"
+		if out, n := replaceIdent(body, name, "("+expr+")"); n <= 3 && !rebinds(name) && !rebinds(root) {
+			return "(" + out + ")"
 		}
 	}
 	return fmt.Sprintf("[%s].map(%s, %s)[0]", expr, name, body)
+}
+
+// replaceIdent replaces the identifier name in the CEL text body with repl, outside string
+// literals (a JSON pointer may hold a field of the same name) and field selections, and
+// counts the replacements.
+func replaceIdent(body, name, repl string) (string, int) {
+	isWord := func(c byte) bool {
+		return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+	}
+	var out strings.Builder
+	n := 0
+	for i := 0; i < len(body); {
+		switch c := body[i]; {
+		case c == '"' || c == '\'':
+			// A literal as celString writes it: escapes, no raw or triple-quoted strings.
+			j := i + 1
+			for j < len(body) && body[j] != c {
+				if body[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			if j < len(body) {
+				j++
+			}
+			out.WriteString(body[i:j])
+			i = j
+		case strings.HasPrefix(body[i:], name) && (i == 0 || !isWord(body[i-1]) && body[i-1] != '.' && !strings.HasSuffix(body[:i], ".?")) &&
+			(i+len(name) == len(body) || !isWord(body[i+len(name)])):
+			// Not a field selected by that name (x.name, x.?name).
+			out.WriteString(repl)
+			n++
+			i += len(name)
+		default:
+			out.WriteByte(c)
+			i++
+		}
+	}
+	return out.String(), n
 }
 
 // selectChain matches a variable followed by field selections, optional or not, with
