@@ -124,15 +124,7 @@ func notLetIn(a anchor, steps []step, d int, certain bool) string {
 	case node.Items == nil:
 		return bind(fmt.Sprintf("(type(%s) != map || %s)", v, byKey))
 	case isListMap(node):
-		same := func(p, q string) string {
-			var eq []string
-			for _, key := range node.Extensions.XListMapKeys {
-				eq = append(eq, fmt.Sprintf("%s == %s", optField(p, key), optField(q, key)))
-			}
-			return strings.Join(eq, " && ")
-		}
-		counterpart := fmt.Sprintf("%s < size(%s) && %s ? optional.of(%s[%s]) : %s.filter(%s, %s)[?0]",
-			i, o, same(o+"["+i+"]", x), o, i, o, c, same(c, x))
+		counterpart := storedByKeys(node, o, i, x, c)
 		return bind(fmt.Sprintf("(type(%s) != list || %s)", v, let(o, storedList, fmt.Sprintf("lists.range(size(%s)).all(%s, %s)", v, i,
 			let(x, v+"["+i+"]", let(k, counterpart, item(x, k, certain)))))))
 	default:
@@ -179,6 +171,21 @@ func keptInPlace(v, o, name string, item *structuralschema.Structural, d int) st
 	kept := fmt.Sprintf("!(type(%s) == map && %s in %s) || (type(%s) == map && %s in %s && %s[%s] == %s[%s])",
 		sp, f, sp, rp, f, rp, rp, f, sp, f)
 	return fmt.Sprintf("(size(%s) != size(%s) || !%s || %s)", o, v, each(sameBut), each(kept))
+}
+
+// storedByKeys returns the optional stored item of the map list o (a list of stored items,
+// whose schema is node) that has the keys of the new item x at index i: the stored item at
+// the same index first, so that a list whose order the write kept costs one comparison per
+// item, else the first stored item with those keys (c names the search's variable).
+func storedByKeys(node *structuralschema.Structural, o, i, x, c string) string {
+	same := func(p string) string {
+		var eq []string
+		for _, key := range node.Extensions.XListMapKeys {
+			eq = append(eq, fmt.Sprintf("%s == %s", optField(p, key), optField(x, key)))
+		}
+		return strings.Join(eq, " && ")
+	}
+	return fmt.Sprintf("%s < size(%s) && %s ? optional.of(%s[%s]) : %s.filter(%s, %s)[?0]", i, o, same(o+"["+i+"]"), o, i, o, c, same(c))
 }
 
 func isListMap(node *structuralschema.Structural) bool {

@@ -160,17 +160,7 @@ func everyValue(base, oldBase string, steps []featuregates.Step, body string, mo
 			ov := oldV + ".value()"
 			switch {
 			case isListMap(node):
-				same := func(x string) string {
-					var eq []string
-					for _, key := range node.Extensions.XListMapKeys {
-						eq = append(eq, fmt.Sprintf("%s == %s", optField(x, key), optField(v, key)))
-					}
-					return strings.Join(eq, " && ")
-				}
-				// The stored item at the same index first: a list whose order the write kept
-				// costs one comparison per item.
-				counterpart = fmt.Sprintf("%s.hasValue() && type(%s) == list ? (%s < size(%s) && %s ? optional.of(%s[%s]) : %s.filter(%s, %s)[?0]) : optional.none()",
-					oldV, ov, k, ov, same(ov+"["+k+"]"), ov, k, ov, o, same(o))
+				counterpart = fmt.Sprintf("%s.hasValue() && type(%s) == list ? (%s) : optional.none()", oldV, ov, storedByKeys(node, ov, k, v, o))
 			case node != nil && node.Items == nil:
 				counterpart = fmt.Sprintf("%s.hasValue() && type(%s) == map ? %s[?%s] : optional.none()", oldV, ov, ov, k)
 			}
