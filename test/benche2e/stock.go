@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -236,6 +237,7 @@ func compareOne(ctx context.Context, o options, s shape, forms stockForms, round
 	}
 
 	var before admissionMetrics
+	profiled := closedErr()
 	around := func(starting bool) error {
 		m, err := scrapeAdmission(ctx, c)
 		if err != nil {
@@ -243,12 +245,16 @@ func compareOne(ctx context.Context, o options, s shape, forms stockForms, round
 		}
 		if starting {
 			before = m
+			profiled = profileCPU(ctx, c, o.cpuProfile, dir+".pprof")
 		} else {
 			r.adm = m.minus(before)
 		}
 		return nil
 	}
 	if err := measure(ctx, o, s, names, res, c, srv.pid, &r.runResult, around); err != nil {
+		return r, err
+	}
+	if err := <-profiled; err != nil {
 		return r, err
 	}
 
@@ -276,6 +282,38 @@ func compareOne(ctx context.Context, o options, s shape, forms stockForms, round
 	}
 	fmt.Printf("compare round %d, %d gates, %s: read-back OK (%s; the probe's create+update drew %d warnings)\n", round, s.gates, backend, what, probeWarnings)
 	return r, nil
+}
+
+// closedErr returns a channel that yields nil.
+func closedErr() <-chan error {
+	ch := make(chan error, 1)
+	ch <- nil
+	return ch
+}
+
+// profileCPU takes a CPU profile of the kube-apiserver for d (none if d is 0) in the
+// background and writes it to path; the channel yields the outcome once it is done.
+func profileCPU(ctx context.Context, c *clients, d time.Duration, path string) <-chan error {
+	if d <= 0 {
+		return closedErr()
+	}
+	ch := make(chan error, 1)
+	go func() {
+		secs := max(1, int(d.Round(time.Second)/time.Second))
+		body, err := c.crds.Discovery().RESTClient().Get().AbsPath("/debug/pprof/profile").
+			Param("seconds", fmt.Sprint(secs)).Timeout(d + time.Minute).DoRaw(ctx)
+		if err != nil {
+			ch <- fmt.Errorf("GET /debug/pprof/profile: %w", err)
+			return
+		}
+		if err := os.WriteFile(path, body, 0o644); err != nil {
+			ch <- err
+			return
+		}
+		fmt.Printf("CPU profile of %ds: %s\n", secs, path)
+		ch <- nil
+	}()
+	return ch
 }
 
 // scrapeAdmission reads the admission policy metrics from the server's /metrics.
