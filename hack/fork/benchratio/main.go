@@ -180,18 +180,27 @@ func report(w io.Writer, runs map[string]map[string][]float64, counts int) int {
 					// version) by an in-process converter standing in for a webhook; the stored
 					// object is read in the storage version, as the server reads it from the
 					// storage version's endpoint. The goal is on the hook, the fork's own work: its
-					// time less the conversion (BenchmarkFieldGatesConvert, the safe converter's
-					// copy) is at most twice (d)'s budget: two gating steps cost at most what two
-					// of (d)'s may. Not twice (d)'s measured extra: (d) keeps a stored value by
-					// sharing it, which (e), whose stored object is a converted copy, cannot, so
-					// that ratio grows whenever (d) gets cheaper and (e)'s own work does not.
+					// time less the conversion (the safe converter's copy) is at most twice (d)'s
+					// budget: two gating steps cost at most what two of (d)'s may. Not twice (d)'s
+					// measured extra: (d) keeps a stored value by sharing it, which (e), whose
+					// stored object is a converted copy, cannot, so that ratio grows whenever (d)
+					// gets cheaper and (e)'s own work does not. The conversion subtracted is the
+					// one the hook's own operations asked for, timed inside them by the stand-in
+					// converter (conversion-ns/op); a result without that metric falls back to
+					// BenchmarkFieldGatesConvert, one conversion measured apart.
 					goal = "reported (two versions)"
-					conv, hasConv := res["BenchmarkFieldGatesConvert"]
+					conv, hasConv := r["conversion-ns/op"], true
+					what := "its own conversions"
+					if _, ok := r["conversion-ns/op"]; !ok {
+						var apart map[string]float64
+						apart, hasConv = res["BenchmarkFieldGatesConvert"]
+						conv, what = apart["ns/op"], "1 conversion measured apart"
+					}
 					d, hasD := res[strategy+op+"/"+setups[3]]
 					if op == "Hook" && hasConv && hasD {
-						own := r["ns/op"] - conv["ns/op"] - base["ns/op"]
-						goal = fmt.Sprintf("less 1 conversion (%.1f µs): %+.2f µs, %.1f x (d)'s extra; at most 2 x (d)'s budget, %.2f µs: %s",
-							conv["ns/op"]/1000, own/1000, own/(d["ns/op"]-base["ns/op"]), 2*budget(5000)/1000, check(own <= 2*budget(5000)))
+						own := r["ns/op"] - conv - base["ns/op"]
+						goal = fmt.Sprintf("less %s (%.1f µs): %+.2f µs, %.1f x (d)'s extra; at most 2 x (d)'s budget, %.2f µs: %s",
+							what, conv/1000, own/1000, own/(d["ns/op"]-base["ns/op"]), 2*budget(5000)/1000, check(own <= 2*budget(5000)))
 					}
 				}
 				fmt.Fprintf(w, "| %s | %s | %.0f | %.0f | %.0f | %.3f | %+.2f µs | %+.0f | %s |\n",

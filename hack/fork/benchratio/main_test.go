@@ -79,8 +79,42 @@ func TestReportTwoVersions(t *testing.T) {
 		if missed := report(&out, runs, 1); missed != tc.wantMissed {
 			t.Errorf("e = %s ns: %d goals missed, want %d\n%s", tc.e, missed, tc.wantMissed, out.String())
 		}
-		if !strings.Contains(out.String(), "less 1 conversion (30.0 µs): ") {
+		if !strings.Contains(out.String(), "less 1 conversion measured apart (30.0 µs): ") {
 			t.Errorf("e = %s ns: the (e) goal is not reported:\n%s", tc.e, out.String())
+		}
+	}
+}
+
+// TestReportTwoVersionsOwnConversions checks that where the hook of (e) reports the time its own
+// operations spent converting (conversion-ns/op), that time is what the goal subtracts, not
+// the conversion measured apart.
+func TestReportTwoVersionsOwnConversions(t *testing.T) {
+	for _, tc := range []struct {
+		e, conv    string
+		wantMissed int
+	}{
+		{e: "40030", conv: "30000", wantMissed: 0}, // 10 µs of its own: 2 x 5 µs
+		{e: "40030", conv: "29000", wantMissed: 1}, // 11 µs of its own, although apart it is 10 µs
+		{e: "45030", conv: "35000", wantMissed: 0}, // 10 µs of its own, although apart it is 15 µs
+	} {
+		input := strings.Join([]string{
+			"BenchmarkFieldGatesStrategy/PrepareForCreate/a-upstream-no-gates-2 \t 2000\t 1000 ns/op\t 0 B/op\t 0 allocs/op",
+			"BenchmarkFieldGatesStrategy/PrepareForUpdate/a-upstream-no-gates-2 \t 2000\t 34600 ns/op\t 0 B/op\t 0 allocs/op",
+			"BenchmarkFieldGatesStrategy/Hook/a-upstream-no-gates-2 \t 2000\t 30 ns/op\t 0 B/op\t 0 allocs/op",
+			"BenchmarkFieldGatesStrategy/Hook/d-50-gates-half-disabled-present-2 \t 2000\t 4030 ns/op\t 120 B/op\t 6 allocs/op",
+			"BenchmarkFieldGatesStrategy/Hook/e-2-versions-marks-half-disabled-present-2 \t 2000\t " + tc.e + " ns/op\t " + tc.conv + " conversion-ns/op\t 53536 B/op\t 349 allocs/op",
+			"BenchmarkFieldGatesConvert-2 \t 2000\t 30000 ns/op\t 27011 B/op\t 172 allocs/op",
+		}, "\n")
+		runs, _, err := parse(strings.NewReader(input))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		if missed := report(&out, runs, 1); missed != tc.wantMissed {
+			t.Errorf("e = %s ns, conversions %s ns: %d goals missed, want %d\n%s", tc.e, tc.conv, missed, tc.wantMissed, out.String())
+		}
+		if want := "less its own conversions (" + strings.TrimSuffix(tc.conv, "000") + ".0 µs): "; !strings.Contains(out.String(), want) {
+			t.Errorf("e = %s ns: %q is not in the report:\n%s", tc.e, want, out.String())
 		}
 	}
 }
