@@ -84,7 +84,7 @@ func compileMutating(t testing.TB, p *admissionregistrationv1.MutatingAdmissionP
 	}
 	// The match conditions, as the dispatcher evaluates them before the mutations: where one
 	// is false, the policy is skipped and the object is left as it is.
-	matches := compileMatch(t, p)
+	matches := compileMatch(t, p.Spec.MatchConditions)
 	patchOpts := opts
 	patchOpts.HasPatchTypes = true
 	var patchers []patch.Patcher
@@ -107,7 +107,7 @@ func compileMutating(t testing.TB, p *admissionregistrationv1.MutatingAdmissionP
 		gvk := cur.GroupVersionKind()
 		gvr := schema.GroupVersionResource{Group: gvk.Group, Version: gvk.Version, Resource: "things"}
 		scheme := runtime.NewScheme()
-		if ok, err := matches(param, cur.Object, old); err != nil {
+		if ok, err := matches(param, cur.Object, old, ""); err != nil {
 			return nil, err
 		} else if !ok {
 			return cur.Object, nil
@@ -140,26 +140,27 @@ func compileMutating(t testing.TB, p *admissionregistrationv1.MutatingAdmissionP
 	}
 }
 
-// compileMatch compiles a generated mutating policy's match conditions and returns the
-// function that tells whether a write matches them (every condition true).
-func compileMatch(t testing.TB, p *admissionregistrationv1.MutatingAdmissionPolicy) func(param *Param, obj, old map[string]interface{}) (bool, error) {
+// compileMatch compiles a generated policy's match conditions and returns the function that
+// tells whether a write (to subresource, "" for the main resource) matches them (every
+// condition true).
+func compileMatch(t testing.TB, matchConditions []admissionregistrationv1.MatchCondition) func(param *Param, obj, old map[string]interface{}, subresource string) (bool, error) {
 	t.Helper()
-	if len(p.Spec.MatchConditions) == 0 {
-		return func(*Param, map[string]interface{}, map[string]interface{}) (bool, error) { return true, nil }
+	if len(matchConditions) == 0 {
+		return func(*Param, map[string]interface{}, map[string]interface{}, string) (bool, error) { return true, nil }
 	}
 	compiler, err := plugincel.NewCompositedCompiler(environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion()))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var conds []plugincel.ExpressionAccessor
-	for _, c := range p.Spec.MatchConditions {
+	for _, c := range matchConditions {
 		conds = append(conds, condition(c.Expression))
 	}
 	match := compiler.CompileCondition(conds, plugincel.OptionalVariableDeclarations{HasParams: true}, environment.StoredExpressions)
 	if errs := match.CompilationErrors(); len(errs) > 0 {
 		t.Fatalf("the match conditions do not compile: %v", errs)
 	}
-	return func(param *Param, obj, old map[string]interface{}) (bool, error) {
+	return func(param *Param, obj, old map[string]interface{}, subresource string) (bool, error) {
 		cur := &unstructured.Unstructured{Object: obj}
 		var oldObj runtime.Object
 		op := admission.Create
@@ -169,7 +170,7 @@ func compileMatch(t testing.TB, p *admissionregistrationv1.MutatingAdmissionPoli
 		}
 		gvk := cur.GroupVersionKind()
 		gvr := schema.GroupVersionResource{Group: gvk.Group, Version: gvk.Version, Resource: "things"}
-		attrs := admission.NewAttributesRecord(cur, oldObj, gvk, cur.GetNamespace(), cur.GetName(), gvr, "", op, nil, false, nil)
+		attrs := admission.NewAttributesRecord(cur, oldObj, gvk, cur.GetNamespace(), cur.GetName(), gvr, subresource, op, nil, false, nil)
 		va := &admission.VersionedAttributes{Attributes: attrs, VersionedObject: admission.NewLazyObject(cur), VersionedKind: gvk}
 		if oldObj != nil {
 			va.VersionedOldObject = admission.NewLazyObject(oldObj)

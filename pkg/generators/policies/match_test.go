@@ -33,7 +33,7 @@ func TestMatchCondition(t *testing.T) {
 	if n := len(res.Mutating.Spec.MatchConditions); n != 1 {
 		t.Fatalf("%d match conditions, want 1", n)
 	}
-	matches := compileMatch(t, res.Mutating)
+	matches := compileMatch(t, res.Mutating.Spec.MatchConditions)
 	mutate := compileMutating(t, res.Mutating)
 	param := withStates(res, "G000", "G003") // G001 and G002 off; G003 on, but it needs G000
 	spec := func(kv ...string) map[string]interface{} {
@@ -66,7 +66,7 @@ func TestMatchCondition(t *testing.T) {
 		{"the policy's second run on its own result", kept, stored, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			got, err := matches(param, c.obj, c.old)
+			got, err := matches(param, c.obj, c.old, "")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -87,5 +87,78 @@ func TestMatchCondition(t *testing.T) {
 	}
 	if n := len(res.Mutating.Spec.MatchConditions); n != 0 {
 		t.Fatalf("with a default below a gated path, %d match conditions, want none", n)
+	}
+}
+
+// TestValidatingMatchCondition: where the validating policy holds only the last guard (and the
+// scale and ambiguity checks), its match condition skips the writes that leave every value at
+// a possibly disabled path as stored (the API server then evaluates one condition, not one
+// check per gated path, and converts the parameter object once, not twice), and matches every
+// write that a check refuses; every scale write matches where the CRD has a scale check. With
+// gated keywords or rules, which judge values whatever the gates, there is no condition.
+func TestValidatingMatchCondition(t *testing.T) {
+	crd := strings.Replace(flatCRD(t, 3), "    storage: true\n", "    storage: true\n    subresources:\n      scale: {specReplicasPath: .spec.f000, statusReplicasPath: .status.r}\n", 1)
+	crd = strings.Replace(crd, "f000: {type: string}", "f000: {type: integer}", 1)
+	res, err := Generate(mustCRD(t, crd))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(res.Validating.Spec.MatchConditions); n != 1 {
+		t.Fatalf("%d match conditions, want 1", n)
+	}
+	matches := compileMatch(t, res.Validating.Spec.MatchConditions)
+	validate := compileValidatingErr(t, res.Validating) // errs where the condition skips a write a check refuses
+	param := withStates(res, "G002")                     // G000 and G001 off
+	obj := func(kv ...interface{}) map[string]interface{} {
+		s := map[string]interface{}{}
+		for i := 0; i+1 < len(kv); i += 2 {
+			s[kv[i].(string)] = kv[i+1]
+		}
+		return map[string]interface{}{"apiVersion": "t.example.com/v1", "kind": "Flat",
+			"metadata": map[string]interface{}{"name": "x", "namespace": "default"}, "spec": s}
+	}
+	stored := obj("u000", "a", "f000", int64(3), "f001", "a")
+	for _, c := range []struct {
+		name        string
+		obj, old    map[string]interface{}
+		sub         string
+		wantMatch   bool
+		wantRefused bool
+	}{
+		{name: "create without gated fields", obj: obj("u000", "a")},
+		{name: "create with a field of an enabled gate", obj: obj("f002", "a")},
+		{name: "create with a field of a disabled gate", obj: obj("f001", "a"), wantMatch: true, wantRefused: true},
+		{name: "update that keeps the stored values of disabled gates", obj: obj("u000", "b", "f000", int64(3), "f001", "a", "f002", "new"), old: stored},
+		{name: "update that changes a stored value of a disabled gate", obj: obj("u000", "a", "f000", int64(3), "f001", "b"), old: stored, wantMatch: true, wantRefused: true},
+		{name: "update that loses a stored value of a disabled gate", obj: obj("u000", "a", "f000", int64(3)), old: stored, wantMatch: true, wantRefused: true},
+		{name: "scale write that changes the disabled replicas", obj: obj("u000", "a", "f000", int64(4), "f001", "a"), old: stored, sub: "scale", wantMatch: true, wantRefused: true},
+		{name: "scale write that keeps replicas at 0", obj: obj("f000", int64(0)), old: obj("f000", int64(0)), sub: "scale", wantMatch: true, wantRefused: true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := matches(param, c.obj, c.old, c.sub)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != c.wantMatch {
+				t.Errorf("the match condition is %v, want %v", got, c.wantMatch)
+			}
+			failed, err := validate(param, c.obj, c.old, c.sub)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if refused := len(failed) > 0; refused != c.wantRefused {
+				t.Errorf("refused: %v (%q), want %v", refused, failed, c.wantRefused)
+			}
+		})
+	}
+
+	// A gated keyword judges a value whatever the gates: no condition.
+	withKeyword := strings.Replace(crd, "u000: {type: string}", "u000: {type: string, x-kubernetes-feature-gated-validations: [{featureGate: G002, maxLength: 3}]}", 1)
+	res, err = Generate(mustCRD(t, withKeyword))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(res.Validating.Spec.MatchConditions); n != 0 {
+		t.Fatalf("with a gated keyword, %d match conditions, want none", n)
 	}
 }

@@ -83,6 +83,30 @@ func compileValidatingErr(t testing.TB, p *admissionregistrationv1.ValidatingAdm
 	if errs := ev.CompilationErrors(); len(errs) > 0 {
 		t.Fatalf("%s does not compile: %v", p.Name, errs)
 	}
+	// The match conditions, as the dispatcher evaluates them before the checks: where one is
+	// false, the policy is skipped. The checks run anyway, and a check that would refuse a
+	// write that the conditions skip is an error: a condition that lets such a write in.
+	matches := compileMatch(t, p.Spec.MatchConditions)
+	runChecks := checksOf(t, p, ev)
+	return func(param *Param, obj, old map[string]interface{}, subresource string) ([]string, error) {
+		matched, err := matches(param, obj, old, subresource)
+		if err != nil {
+			return nil, err
+		}
+		failed, err := runChecks(param, obj, old, subresource)
+		if err != nil || matched {
+			return failed, err
+		}
+		if len(failed) > 0 {
+			return nil, fmt.Errorf("the match conditions of %s skip a write that its checks refuse: %v", p.Name, failed)
+		}
+		return nil, nil
+	}
+}
+
+// checksOf returns the function that runs every check of the compiled policy p on a write,
+// whatever its match conditions, and returns the messages of those that refuse it.
+func checksOf(t testing.TB, p *admissionregistrationv1.ValidatingAdmissionPolicy, ev plugincel.ConditionEvaluator) func(param *Param, obj, old map[string]interface{}, subresource string) ([]string, error) {
 	return func(param *Param, obj, old map[string]interface{}, subresource string) ([]string, error) {
 		cur := &unstructured.Unstructured{Object: runtime.DeepCopyJSON(obj)}
 		var oldObj runtime.Object
