@@ -438,47 +438,74 @@ func (g *gen) mutating() error {
 // back a stored one the write changed, so where this is false they have nothing to do: the
 // policy is skipped, and with it the API server's encoding and decoding of the object for the
 // patch, on the writes that leave such fields alone and on the policy's own second run
-// (reinvocation) after it dropped what was sent. The gate states are read only where a value
-// changed. A path whose gates need other gates counts as disabled; a CRD with defaults below
-// gated paths gets no condition (a default applies to a value the write did not send).
+// (reinvocation) after it dropped what was sent. A path whose gates need other gates counts
+// as disabled; a CRD with defaults below gated paths gets no condition (a default applies to a
+// value the write did not send).
+//
+// The gate states are read only where a value was sent or changed, and then by one pass over
+// the parameter object's gates that stops at the first disabled gate of a path that changed:
+// each gate's own state is computed only if a path it guards changed. A declared gate missing
+// from the parameter object (disabled, unless stable) makes the condition hold, which is never
+// wrong, only slower: the mutations then decide.
 func (g *gen) gatedValuesChanged() string {
 	a := anchor{newV: "object", oldV: "oldObject", node: g.schema}
 	byName := map[string]apiextensionsv1.CustomResourceDefinitionFeatureGate{}
 	for _, gate := range g.gates {
 		byName[gate.Name] = gate
 	}
-	const states = "gs"
-	seen := map[string]bool{}
-	var sent, changed, sentOff, changedOff []string
+	add := func(list []string, x string) []string {
+		for _, y := range list {
+			if y == x {
+				return list
+			}
+		}
+		return append(list, x)
+	}
+	// sent and changed hold every path's test; sentBy and changedBy each gate's paths' tests
+	// (a path counts for every gate of its chain); the req ones the paths whose chain has a
+	// gate that needs others, which count as disabled whatever the states.
+	var sent, changed, sentReq, changedReq, order []string
+	sentBy, changedBy := map[string][]string{}, map[string][]string{}
 	for _, p := range g.paths {
 		names, _ := splitRun(resolveSteps(p.path, g.schema))
 		has := a.newAt(names) + ".hasValue()"
 		diff := fmt.Sprintf("%s != %s", a.newAt(names), a.oldAt(names))
-		off := ""
-		var on []string
+		sent, changed = add(sent, has), add(changed, diff)
+		requires := false
 		for _, n := range p.chain {
 			gate := byName[n]
-			if len(gate.Requires) > 0 || len(gate.RequiresAnyOf) > 0 {
-				off = "true"
-				break
+			requires = requires || len(gate.Requires) > 0 || len(gate.RequiresAnyOf) > 0
+		}
+		if requires {
+			sentReq, changedReq = add(sentReq, has), add(changedReq, diff)
+			continue
+		}
+		for _, n := range p.chain {
+			if _, seen := sentBy[n]; !seen {
+				order = append(order, n)
 			}
-			on = append(on, fmt.Sprintf("%s[?%s].orValue(%t)", states, celString(n), gate.PreRelease == apiextensionsv1.CustomFeatureGateStable))
-		}
-		if off == "" {
-			off = "!(" + strings.Join(on, " && ") + ")"
-		}
-		if key := has + off; !seen[key] {
-			seen[key] = true
-			sent, changed = append(sent, has), append(changed, diff)
-			sentOff = append(sentOff, fmt.Sprintf("(%s && %s)", has, off))
-			changedOff = append(changedOff, fmt.Sprintf("(%s && %s)", diff, off))
+			sentBy[n], changedBy[n] = add(sentBy[n], has), add(changedBy[n], diff)
 		}
 	}
-	bind := func(body string) string {
-		return fmt.Sprintf("[params.spec.featureGates.transformMapEntry(i, g, {g.name: %s})].exists(%s, %s)", ownStateOf("g"), states, body)
+	// off is the condition that a test of req holds, or that a gate whose tests in by hold is
+	// disabled or missing from the parameter object.
+	off := func(req []string, by map[string][]string) string {
+		var parts []string
+		if len(req) > 0 {
+			parts = append(parts, strings.Join(req, " || "))
+		}
+		if len(order) > 0 {
+			entries := make([]string, len(order))
+			for i, n := range order {
+				entries[i] = fmt.Sprintf("%s: %s", celString(n), strings.Join(by[n], " || "))
+			}
+			parts = append(parts, fmt.Sprintf("[{%s}].exists(c, params.spec.featureGates.exists(g, c[?g.name].orValue(false) && !(%s)) || params.spec.featureGates.filter(g, g.name in c).size() < %d)",
+				strings.Join(entries, ", "), ownStateOf("g"), len(order)))
+		}
+		return strings.Join(parts, " || ")
 	}
-	return fmt.Sprintf("oldObject == null ? (%s) && %s : (%s) && %s",
-		strings.Join(sent, " || "), bind(strings.Join(sentOff, " || ")), strings.Join(changed, " || "), bind(strings.Join(changedOff, " || ")))
+	return fmt.Sprintf("oldObject == null ? (%s) && (%s) : (%s) && (%s)",
+		strings.Join(sent, " || "), off(sentReq, sentBy), strings.Join(changed, " || "), off(changedReq, changedBy))
 }
 
 func hasWildcard(p featuregates.Path) bool {

@@ -79,6 +79,33 @@ func TestMatchCondition(t *testing.T) {
 		t.Fatalf("the policy kept f001, sent while its gate is off: %v", kept)
 	}
 
+	// A gate missing from the parameter object is off (not being stable): a value sent at its
+	// path matches, and the policy drops it.
+	missing := withStates(res, "G000", "G001", "G002", "G003")
+	for i, g := range missing.Spec.FeatureGates {
+		if g.Name == "G002" {
+			missing.Spec.FeatureGates = append(missing.Spec.FeatureGates[:i], missing.Spec.FeatureGates[i+1:]...)
+			break
+		}
+	}
+	for _, old := range []map[string]interface{}{nil, stored} {
+		sent := spec("u000", "a", "f000", "a", "f002", "new")
+		got, err := matches(missing, sent, old, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !got {
+			t.Errorf("with G002 missing from the parameter object, a write of f002 (stored: %v) does not match", old != nil)
+		}
+		out, err := mutate(missing, sent, old)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v, want := out["spec"].(map[string]interface{})["f002"], old["spec"]; old == nil && v != nil || old != nil && v != want.(map[string]interface{})["f002"] {
+			t.Errorf("with G002 missing from the parameter object, f002 is %v after the policy (stored: %v)", v, old != nil)
+		}
+	}
+
 	// A default below a gated path applies to a value the write did not send: no condition.
 	withDefault := strings.Replace(crd, "f000: {type: string}", "f000: {type: string, default: d}", 1)
 	res, err = Generate(mustCRD(t, withDefault))
@@ -118,6 +145,12 @@ func TestValidatingMatchCondition(t *testing.T) {
 			"metadata": map[string]interface{}{"name": "x", "namespace": "default"}, "spec": s}
 	}
 	stored := obj("u000", "a", "f000", int64(3), "f001", "a")
+	// On the scale subresource, admission sees autoscaling/v1 Scale objects.
+	scale := func(replicas int64) map[string]interface{} {
+		return map[string]interface{}{"apiVersion": "autoscaling/v1", "kind": "Scale",
+			"metadata": map[string]interface{}{"name": "x", "namespace": "default"},
+			"spec": map[string]interface{}{"replicas": replicas}, "status": map[string]interface{}{"replicas": int64(0)}}
+	}
 	for _, c := range []struct {
 		name        string
 		obj, old    map[string]interface{}
@@ -131,8 +164,9 @@ func TestValidatingMatchCondition(t *testing.T) {
 		{name: "update that keeps the stored values of disabled gates", obj: obj("u000", "b", "f000", int64(3), "f001", "a", "f002", "new"), old: stored},
 		{name: "update that changes a stored value of a disabled gate", obj: obj("u000", "a", "f000", int64(3), "f001", "b"), old: stored, wantMatch: true, wantRefused: true},
 		{name: "update that loses a stored value of a disabled gate", obj: obj("u000", "a", "f000", int64(3)), old: stored, wantMatch: true, wantRefused: true},
-		{name: "scale write that changes the disabled replicas", obj: obj("u000", "a", "f000", int64(4), "f001", "a"), old: stored, sub: "scale", wantMatch: true, wantRefused: true},
-		{name: "scale write that keeps replicas at 0", obj: obj("f000", int64(0)), old: obj("f000", int64(0)), sub: "scale", wantMatch: true, wantRefused: true},
+		{name: "scale write that changes the disabled replicas", obj: scale(4), old: scale(3), sub: "scale", wantMatch: true, wantRefused: true},
+		{name: "scale write that keeps the disabled replicas", obj: scale(3), old: scale(3), sub: "scale", wantMatch: true},
+		{name: "scale write that keeps replicas at 0", obj: scale(0), old: scale(0), sub: "scale", wantMatch: true, wantRefused: true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got, err := matches(param, c.obj, c.old, c.sub)

@@ -387,15 +387,10 @@ func (g *gen) scaleCheck() bool {
 	if len(chain) == 0 {
 		return false
 	}
-	// The replicas path's value in the object and in the stored one, as optionals: the path is
-	// the CRD's own (.spec.replicas by convention only).
-	var names []string
-	for _, st := range p.Steps() {
-		names = append(names, st.Field)
-	}
-	a := anchor{newV: "object", oldV: "oldObject", node: g.schema}
+	// On the scale subresource, admission sees autoscaling/v1 Scale objects, whatever the
+	// CRD's replicas path: their spec.replicas is the replicas.
 	g.validations = append(g.validations, admissionregistrationv1.Validation{
-		Expression: fmt.Sprintf(`request.?subResource.orValue("") != "scale" || (%s) || (oldObject != null && %s == %s && %s.orValue(0) != 0)`, g.live(chain), a.newAt(names), a.oldAt(names), a.oldAt(names)),
+		Expression: fmt.Sprintf(`request.?subResource.orValue("") != "scale" || (%s) || (oldObject != null && object.spec.replicas == oldObject.spec.replicas && oldObject.spec.replicas != 0)`, g.live(chain)),
 		Message:    fmt.Sprintf("%s cannot be scaled: feature gate %s is disabled", p.String(), strings.Join(chain, ", ")),
 		Reason:     ptr.To(metav1.StatusReasonInvalid),
 	})
