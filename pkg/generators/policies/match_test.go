@@ -135,7 +135,7 @@ func TestValidatingMatchCondition(t *testing.T) {
 	}
 	matches := compileMatch(t, res.Validating.Spec.MatchConditions)
 	validate := compileValidatingErr(t, res.Validating) // errs where the condition skips a write a check refuses
-	param := withStates(res, "G002")                     // G000 and G001 off
+	param := withStates(res, "G002")                    // G000 and G001 off
 	obj := func(kv ...interface{}) map[string]interface{} {
 		s := map[string]interface{}{}
 		for i := 0; i+1 < len(kv); i += 2 {
@@ -149,7 +149,7 @@ func TestValidatingMatchCondition(t *testing.T) {
 	scale := func(replicas int64) map[string]interface{} {
 		return map[string]interface{}{"apiVersion": "autoscaling/v1", "kind": "Scale",
 			"metadata": map[string]interface{}{"name": "x", "namespace": "default"},
-			"spec": map[string]interface{}{"replicas": replicas}, "status": map[string]interface{}{"replicas": int64(0)}}
+			"spec":     map[string]interface{}{"replicas": replicas}, "status": map[string]interface{}{"replicas": int64(0)}}
 	}
 	for _, c := range []struct {
 		name        string
