@@ -184,17 +184,26 @@ func startStock() (*backend, *envtest.Environment, error) {
 	param.SetName(webapp.CRDName)
 	b.gatesObject, b.gatesPath = param, "/spec/featureGates"
 	// Until the stock server publishes the CRD's schema, the policies refuse writes (they
-	// fail closed): wait for a dry-run create to pass.
+	// fail closed). The probe sends a value at the gated-off autoscaling field, so that the
+	// mutating policy's match condition holds and the mutation itself runs: a write without
+	// one skips the mutation and passes before the server can apply it (503 "Resource kind
+	// ... not found"). Wait until a dry-run create passes with the value dropped.
 	ctx := context.Background()
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		probe := webapp.New()
 		probe.SetNamespace("default")
 		probe.SetName("probe")
-		probe.Object["spec"] = map[string]interface{}{"replicas": int64(1)}
+		probe.Object["spec"] = map[string]interface{}{
+			"replicas":    int64(1),
+			"autoscaling": map[string]interface{}{"minReplicas": int64(1), "maxReplicas": int64(2)},
+		}
 		err := b.k8s.Create(ctx, probe, client.DryRunAll)
 		if err == nil {
-			break
+			if _, found, _ := unstructured.NestedFieldNoCopy(probe.Object, "spec", "autoscaling"); !found {
+				break
+			}
+			err = fmt.Errorf("the dry-run create kept spec.autoscaling, whose gate WebAppAutoscaling is off")
 		}
 		if time.Now().After(deadline) {
 			return nil, env, fmt.Errorf("a dry-run create of a WebApp still fails after 60s: %w", err)
