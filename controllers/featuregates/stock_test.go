@@ -146,6 +146,21 @@ func TestTrackerOnStockWithPolicies(t *testing.T) {
 		})
 		return got
 	}
+	// A stock server loads new policies asynchronously: a write can pass unchecked for a
+	// moment after the install. Wait until a dry-run create drops the disabled field.
+	eventually(t, 30*time.Second, "the policies drop .spec.replicas on a dry-run create", func() bool {
+		probe := &unstructured.Unstructured{Object: map[string]interface{}{
+			"apiVersion": crd.Spec.Group + "/v1", "kind": "Widget",
+			"metadata": map[string]interface{}{"name": "probe"},
+			"spec":     map[string]interface{}{"replicas": int64(3)},
+		}}
+		got, err := widgets.Create(ctx, probe, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		if err != nil {
+			return false
+		}
+		_, has, _ := unstructured.NestedFieldNoCopy(got.Object, "spec", "replicas")
+		return !has
+	})
 	if _, has, _ := unstructured.NestedFieldNoCopy(create("off").Object, "spec", "replicas"); has {
 		t.Errorf("the stock server stored .spec.replicas while the tracker says it is not live")
 	}
