@@ -49,13 +49,15 @@ func (g *gen) validating() {
 		g.ruleCheck(r, g.inVersions(onScale, r.versions))
 	}
 	subs := g.subresources()
-	judgesValues := len(g.validations) > 0
+	// Checks of gated keywords and rules judge every write, so the policy gets the match
+	// condition only when the checks added below (guard, ambiguity, scale) are all it has.
+	hasValueChecks := len(g.validations) > 0
 	scale := g.scaleCheck()
 	g.ambiguityChecks(onScale)
 	g.guardChecks(onScale)
 	if len(g.validations) > 0 {
 		g.res.Validating, g.res.ValidatingBinding = g.vap(g.policyName(), g.validations, admissionregistrationv1.Deny, subs)
-		if !judgesValues {
+		if !hasValueChecks {
 			g.res.Validating.Spec.MatchConditions = []admissionregistrationv1.MatchCondition{{Name: "gated-values-changed", Expression: g.guardMatch(scale)}}
 		}
 	}
