@@ -18,7 +18,6 @@ package integration
 
 import (
 	"context"
-	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -112,60 +111,5 @@ func TestFieldGatesPrunedVersionKeepsTheOtherPart(t *testing.T) {
 		if diff := cmp.Diff(w.want, map[string]interface{}{"spec": stored["spec"], "status": stored["status"]}); diff != "" {
 			t.Errorf("%s: stored spec and status (-want +got):\n%s", w.name, diff)
 		}
-	}
-}
-
-// TestFieldGatesPrunedVersionApply: once a write through v2 (which lacks .spec.extra) has
-// kept the stored value at the disabled path and given v2 a managedFields entry, server-side
-// apply through v1 still works, with the gate disabled and enabled again, and keeps the value.
-// The field manager converts the object to v2 for that entry; before v2's apply models
-// declared the storage version's gated paths, that failed with 500 ("field not declared in
-// schema") and nothing was stored.
-func TestFieldGatesPrunedVersionApply(t *testing.T) {
-	enableFeature(t, true)
-	env := startGatesServer(t, "")
-	ctx := context.Background()
-	crd := env.createCRD(t, prunedVersionCRD())
-	apply := func(version, manager, spec string) error {
-		body := fmt.Sprintf(`{"apiVersion":"%s/%s","kind":"CronTab","metadata":{"name":"w"},"spec":%s}`, crd.Spec.Group, version, spec)
-		_, err := env.versionClient(crd, version).Patch(ctx, "w", types.ApplyPatchType, []byte(body), metav1.PatchOptions{FieldManager: manager})
-		return err
-	}
-	extra := func() interface{} {
-		return env.stored(t, crd, "w")["spec"].(map[string]interface{})["extra"]
-	}
-	kept := map[string]interface{}{"k": "stored"}
-
-	if err := apply("v1", "author", `{"image":"a","extra":{"k":"stored"}}`); err != nil {
-		t.Fatal(err)
-	}
-	env.setGate(t, crd, 0, false, "extra", `"spec":{"image":"p","extra":{"k":"p"}}`)
-	// Two entries of v2: an apply and an update (merge patch) by other managers.
-	if err := apply("v2", "v2-applier", `{"deep":{"k":"v2"}}`); err != nil {
-		t.Fatalf("apply through v2: %v", err)
-	}
-	if _, err := env.versionClient(crd, "v2").Patch(ctx, "w", types.MergePatchType, []byte(`{"spec":{"deep":{"k":"v2-patch"}}}`),
-		metav1.PatchOptions{FieldManager: "v2-patcher"}); err != nil {
-		t.Fatalf("merge patch through v2: %v", err)
-	}
-	if got := extra(); !cmp.Equal(got, kept) {
-		t.Fatalf("after the writes through v2: stored .spec.extra = %v, want %v", got, kept)
-	}
-	for _, step := range []struct {
-		name    string
-		enabled bool
-	}{{"Extra disabled", false}, {"Extra enabled again", true}} {
-		if step.enabled {
-			env.setGate(t, crd, 0, true, "extra", `"spec":{"image":"p","extra":{"k":"p"}}`)
-		}
-		if err := apply("v1", "author", `{"image":"a2","extra":{"k":"stored"}}`); err != nil {
-			t.Fatalf("%s: apply through v1: %v", step.name, err)
-		}
-		if got := extra(); !cmp.Equal(got, kept) {
-			t.Errorf("%s: stored .spec.extra = %v, want %v", step.name, got, kept)
-		}
-	}
-	if got := env.stored(t, crd, "w")["spec"].(map[string]interface{})["image"]; got != "a2" {
-		t.Errorf("stored .spec.image = %v, want a2", got)
 	}
 }
