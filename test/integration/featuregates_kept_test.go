@@ -18,10 +18,12 @@ package integration
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apiextensions-apiserver/test/featuregatetest/writemodel"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -362,4 +364,58 @@ func storageOnlyPath(t *testing.T, env *gatesEnv, name string, byMarks bool) {
 		}
 	}
 	env.warnings.Take()
+}
+
+// TestFieldGatesRecreatedParentDefaults: an object that gating recreates to hold a stored
+// value (the write sent its parent as null) is stored with the defaults of its live fields,
+// as decoding gives every object, and without the default of a disabled one: reads show what
+// is stored, and writing back what was read changes nothing (same resourceVersion and
+// generation). Before, the object was stored without them, reads showed them (defaulting on
+// read), and that write stored them, moving both.
+func TestFieldGatesRecreatedParentDefaults(t *testing.T) {
+	enableFeature(t, true)
+	env := startGatesServer(t, "")
+	ctx := context.Background()
+	str := func(def string) apiextensionsv1.JSONSchemaProps {
+		s := apiextensionsv1.JSONSchemaProps{Type: "string"}
+		if def != "" {
+			s.Default = &apiextensionsv1.JSON{Raw: []byte(strconv.Quote(def))}
+		}
+		return s
+	}
+	backup := apiextensionsv1.JSONSchemaProps{Type: "object", Nullable: true, Properties: map[string]apiextensionsv1.JSONSchemaProps{
+		"size": str("1Gi"), "schedule": str("@daily"), "encryption": str(""), "keyRef": str("default-key")}}
+	crd := env.createCRD(t, &apiextensionsv1.CustomResourceDefinition{
+		ObjectMeta: metav1.ObjectMeta{Name: "crontabs.stable.example.com"},
+		Spec: apiextensionsv1.CustomResourceDefinitionSpec{
+			Group: "stable.example.com",
+			Names: apiextensionsv1.CustomResourceDefinitionNames{Plural: "crontabs", Singular: "crontab", Kind: "CronTab", ListKind: "CronTabList"},
+			Scope: apiextensionsv1.NamespaceScoped,
+			Versions: []apiextensionsv1.CustomResourceDefinitionVersion{{Name: "v1", Served: true, Storage: true,
+				Schema: &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: &apiextensionsv1.JSONSchemaProps{Type: "object", Properties: map[string]apiextensionsv1.JSONSchemaProps{
+					"spec": {Type: "object", Properties: map[string]apiextensionsv1.JSONSchemaProps{"image": str(""), "backup": backup}}}}}}},
+			CustomFeatureGates: &apiextensionsv1.CustomResourceDefinitionFeatureGates{FeatureGates: []apiextensionsv1.CustomResourceDefinitionFeatureGate{
+				{Name: "EncryptionGate", PreRelease: apiextensionsv1.CustomFeatureGateAlpha, Enabled: ptr.To(true), FieldPaths: []string{".spec.backup.encryption", ".spec.backup.keyRef"}}}},
+		},
+	})
+	env.create(t, crd, "w", `"spec":{"image":"a","backup":{"size":"5Gi","schedule":"@hourly","encryption":"k","keyRef":"mine"}}`)
+	env.setGate(t, crd, 0, false, "encryption", `"spec":{"image":"p","backup":{"encryption":"p"}}`)
+	env.patch(t, crd, "w", types.MergePatchType, `{"spec":{"backup":null}}`)
+	env.warnings.Take()
+	want := map[string]interface{}{"image": "a", "backup": map[string]interface{}{"size": "1Gi", "schedule": "@daily", "encryption": "k", "keyRef": "mine"}}
+	if got := env.stored(t, crd, "w")["spec"]; !cmp.Equal(got, want) {
+		t.Fatalf("stored spec after the parent was sent as null (-want +got):\n%s", cmp.Diff(want, got))
+	}
+	read := env.get(t, crd, "w")
+	if got := read.Object["spec"]; !cmp.Equal(got, want) {
+		t.Errorf("read spec (-want +got):\n%s", cmp.Diff(want, got))
+	}
+	after, err := env.client(crd).Update(ctx, read, metav1.UpdateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.GetResourceVersion() != read.GetResourceVersion() || after.GetGeneration() != read.GetGeneration() {
+		t.Errorf("writing back what was read: resourceVersion %s -> %s, generation %d -> %d; want both unchanged",
+			read.GetResourceVersion(), after.GetResourceVersion(), read.GetGeneration(), after.GetGeneration())
+	}
 }

@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"slices"
 
+	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
@@ -218,6 +219,11 @@ func (a *applier) replaced(n *node, held *GatedPath, newV interface{}, newHas bo
 		restored := map[string]interface{}{}
 		a.fields(n, restored, oldMap, false)
 		if len(restored) > 0 {
+			if n.defaults != nil {
+				// What decoding gives an object it finds: without it, reads would show
+				// defaults that the stored object lacks, until the next write stores them.
+				structuraldefaulting.Default(restored, n.defaults)
+			}
 			for _, r := range n.required {
 				if _, ok := restored[r]; !ok {
 					a.fail(a.requiredMissing(held, r))

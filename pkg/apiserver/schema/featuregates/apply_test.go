@@ -622,3 +622,63 @@ func TestPrepareForUpdateRequiredSibling(t *testing.T) {
 		})
 	}
 }
+
+// TestPrepareForUpdateRecreatedDefaults: an object that gating recreates to hold a stored
+// value gets the defaults that decoding gives every object it finds, at its live fields and
+// below (in objects it holds), and none at a disabled path; a required property with a
+// default is then present. Without them, reads would show defaults the stored object lacks,
+// and the next write, changing nothing, would store them and move the resourceVersion.
+func TestPrepareForUpdateRecreatedDefaults(t *testing.T) {
+	gates := []GateSpec{{Name: "EncryptionGate", PreRelease: Alpha, FieldPaths: []string{".spec.backup.encryption", ".spec.backup.keyRef", ".spec.tiers[*].encryption"}}}
+	schema := structuralFromJSON(t, `{"type":"object","properties":{"spec":{"type":"object","properties":{
+		"image":{"type":"string"},
+		"backup":{"type":"object","nullable":true,"required":["size"],"properties":{
+			"size":{"type":"string","default":"1Gi"},
+			"schedule":{"type":"string","default":"@daily"},
+			"keyRef":{"type":"string","default":"default-key"},
+			"encryption":{"type":"object","properties":{"cipher":{"type":"string","default":"aes"},"key":{"type":"string"}}},
+			"target":{"type":"object","properties":{"bucket":{"type":"string","default":"b"}}}}},
+		"tiers":{"type":"object","additionalProperties":{"type":"object","nullable":true,"properties":{
+			"encryption":{"type":"string"},"class":{"type":"string","default":"standard"}}}}}}}}`)
+	ix := Compile(gates, schema)
+	for _, tc := range []struct {
+		name, old, new, want string
+	}{
+		{
+			// keyRef is disabled: its default is not applied; the stored encryption is kept
+			// as stored (no default below a disabled path); target is not created.
+			name: "parent left out",
+			old:  `{"spec":{"image":"a","backup":{"size":"5Gi","schedule":"@hourly","encryption":{"key":"k"}}}}`,
+			new:  `{"spec":{"image":"b"}}`,
+			want: `{"spec":{"image":"b","backup":{"size":"1Gi","schedule":"@daily","encryption":{"key":"k"}}}}`,
+		},
+		{
+			name: "parent sent as null",
+			old:  `{"spec":{"backup":{"size":"5Gi","keyRef":"mine"}}}`,
+			new:  `{"spec":{"backup":null}}`,
+			want: `{"spec":{"backup":{"size":"1Gi","schedule":"@daily","keyRef":"mine"}}}`,
+		},
+		{
+			name: "map value sent as null",
+			old:  `{"spec":{"tiers":{"gold":{"encryption":"e","class":"premium"}}}}`,
+			new:  `{"spec":{"tiers":{"gold":null}}}`,
+			want: `{"spec":{"tiers":{"gold":{"encryption":"e","class":"standard"}}}}`,
+		},
+		{
+			name: "parent sent: not recreated, left as decoding made it",
+			old:  `{"spec":{"backup":{"size":"5Gi","encryption":{"key":"k"}}}}`,
+			new:  `{"spec":{"backup":{"size":"6Gi"}}}`,
+			want: `{"spec":{"backup":{"size":"6Gi","encryption":{"key":"k"}}}}`,
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			newObj := obj(t, tc.new)
+			if _, err := ix.PrepareForUpdate(newObj, obj(t, tc.old), ScopeAll); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(obj(t, tc.want), newObj); diff != "" {
+				t.Errorf("object (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

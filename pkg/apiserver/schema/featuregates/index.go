@@ -106,6 +106,11 @@ type node struct {
 	// required are the required properties of the object at the node, when gating may have
 	// to recreate it to hold a stored value (see applier.replaced).
 	required []string
+	// defaults is the schema of the object at the node, without the defaults of disabled
+	// paths (WithoutDisabledDefaults), when it or a property below it has a default: an
+	// object that gating recreates gets the defaults that decoding gives every object it
+	// finds (see setDefaults).
+	defaults *structuralschema.Structural
 }
 
 // Compile builds the index of a CRD's gates in its storage version: the gates' fieldPaths
@@ -311,7 +316,32 @@ func compile(specs []GateSpec, schema *structuralschema.Structural, fieldPaths b
 	}
 	ix.disabled.freeze()
 	ix.keyless = ix.disabled.throughKeyless()
+	ix.disabled.setDefaults(ix.WithoutDisabledDefaults(schema))
 	return ix
+}
+
+// setDefaults records, on every node below n (n included) that gating may recreate, the
+// schema s of its object when s has a default in it or below it (see node.defaults). s is a
+// gate-aware schema (WithoutDisabledDefaults), so the defaults recorded never put a value at
+// a disabled path. The nodes of disabled paths hold stored values as they are and get none.
+func (n *node) setDefaults(s *structuralschema.Structural) {
+	if n == nil || s == nil || n.target != nil {
+		return
+	}
+	if s.Type == "object" && len(s.Properties) > 0 && hasDefault(s) {
+		n.defaults = s
+	}
+	for _, c := range n.children {
+		if prop, ok := s.Properties[c.name]; ok {
+			c.node.setDefaults(&prop)
+		}
+	}
+	switch {
+	case s.Items != nil:
+		n.wildcard.setDefaults(s.Items)
+	case s.AdditionalProperties != nil:
+		n.wildcard.setDefaults(s.AdditionalProperties.Structural)
+	}
 }
 
 // throughKeyless reports whether a path below n goes through a list without keys: a [*]
