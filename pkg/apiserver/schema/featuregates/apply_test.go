@@ -629,7 +629,7 @@ func TestPrepareForUpdateRequiredSibling(t *testing.T) {
 // default is then present. Without them, reads would show defaults the stored object lacks,
 // and the next write, changing nothing, would store them and move the resourceVersion.
 func TestPrepareForUpdateRecreatedDefaults(t *testing.T) {
-	gates := []GateSpec{{Name: "EncryptionGate", PreRelease: Alpha, FieldPaths: []string{".spec.backup.encryption", ".spec.backup.keyRef", ".spec.tiers[*].encryption"}}}
+	gates := []GateSpec{{Name: "EncryptionGate", PreRelease: Alpha, FieldPaths: []string{".spec.backup.encryption", ".spec.backup.keyRef", ".spec.tiers[*].encryption", ".spec.zones.east.enc"}}}
 	schema := structuralFromJSON(t, `{"type":"object","properties":{"spec":{"type":"object","properties":{
 		"image":{"type":"string"},
 		"backup":{"type":"object","nullable":true,"required":["size"],"properties":{
@@ -639,7 +639,9 @@ func TestPrepareForUpdateRecreatedDefaults(t *testing.T) {
 			"encryption":{"type":"object","properties":{"cipher":{"type":"string","default":"aes"},"key":{"type":"string"}}},
 			"target":{"type":"object","properties":{"bucket":{"type":"string","default":"b"}}}}},
 		"tiers":{"type":"object","additionalProperties":{"type":"object","nullable":true,"properties":{
-			"encryption":{"type":"string"},"class":{"type":"string","default":"standard"}}}}}}}}`)
+			"encryption":{"type":"string"},"class":{"type":"string","default":"standard"}}}},
+		"zones":{"type":"object","nullable":true,"additionalProperties":{"type":"object","nullable":true,"properties":{
+			"enc":{"type":"string"},"class":{"type":"string","default":"standard"}}}}}}}}`)
 	ix := Compile(gates, schema)
 	for _, tc := range []struct {
 		name, old, new, want string
@@ -663,6 +665,18 @@ func TestPrepareForUpdateRecreatedDefaults(t *testing.T) {
 			old:  `{"spec":{"tiers":{"gold":{"encryption":"e","class":"premium"}}}}`,
 			new:  `{"spec":{"tiers":{"gold":null}}}`,
 			want: `{"spec":{"tiers":{"gold":{"encryption":"e","class":"standard"}}}}`,
+		},
+		{
+			name: "value at a named key of a map sent as null",
+			old:  `{"spec":{"zones":{"east":{"enc":"e","class":"premium"}}}}`,
+			new:  `{"spec":{"zones":{"east":null}}}`,
+			want: `{"spec":{"zones":{"east":{"enc":"e","class":"standard"}}}}`,
+		},
+		{
+			name: "map holding a named key left out",
+			old:  `{"spec":{"image":"a","zones":{"east":{"enc":"e","class":"premium"},"west":{"class":"premium"}}}}`,
+			new:  `{"spec":{"image":"a"}}`,
+			want: `{"spec":{"image":"a","zones":{"east":{"enc":"e","class":"standard"}}}}`,
 		},
 		{
 			name: "parent sent: not recreated, left as decoding made it",

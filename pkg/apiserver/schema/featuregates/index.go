@@ -328,12 +328,16 @@ func (n *node) setDefaults(s *structuralschema.Structural) {
 	if n == nil || s == nil || n.target != nil {
 		return
 	}
-	if s.Type == "object" && len(s.Properties) > 0 && hasDefault(s) {
+	if s.Type == "object" && hasDefault(s) {
 		n.defaults = s
 	}
 	for _, c := range n.children {
 		if prop, ok := s.Properties[c.name]; ok {
 			c.node.setDefaults(&prop)
+		} else if s.AdditionalProperties != nil {
+			// A named key of a map: its value's schema is the map's, shared by every key,
+			// whose defaults hold no gated path (DefaultBelowNamedKey).
+			c.node.setDefaults(s.AdditionalProperties.Structural)
 		}
 	}
 	switch {
