@@ -20,7 +20,6 @@ import (
 	"fmt"
 	"slices"
 
-	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
@@ -222,7 +221,7 @@ func (a *applier) replaced(n *node, held *GatedPath, newV interface{}, newHas bo
 			if n.defaults != nil {
 				// What decoding gives an object it finds: without it, reads would show
 				// defaults that the stored object lacks, until the next write stores them.
-				structuraldefaulting.Default(restored, n.defaults)
+				applyDefaults(restored, n.defaults)
 			}
 			for _, r := range n.required {
 				if _, ok := restored[r]; !ok {

@@ -18,6 +18,7 @@ package featuregates
 
 import (
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+	"k8s.io/apimachinery/pkg/runtime"
 )
 
 // WithoutDisabledDefaults returns a schema with which defaulting never puts a value at an
@@ -271,4 +272,42 @@ func valueAt(v interface{}, steps []Step) bool {
 		}
 	}
 	return false
+}
+
+// applyDefaults gives the JSON value x the defaults of schema s, as decoding does (the
+// API server's structural defaulting): a property, an item or a map value that is missing,
+// or null where its schema is not nullable, gets a copy of its schema's default, at every
+// level. Only what x lacks is set, so a value x holds is never changed. Gating uses it on an
+// object it recreates (see node.defaults), with a schema without the defaults of disabled
+// paths. (The defaulting package itself imports CEL, whose tests import this package.)
+func applyDefaults(x interface{}, s *structuralschema.Structural) {
+	if s == nil {
+		return
+	}
+	switch x := x.(type) {
+	case map[string]interface{}:
+		for k, prop := range s.Properties {
+			if v, found := x[k]; prop.Default.Object != nil && (!found || (v == nil && !prop.Nullable)) {
+				x[k] = runtime.DeepCopyJSONValue(prop.Default.Object)
+			}
+		}
+		for k, v := range x {
+			if prop, found := s.Properties[k]; found {
+				applyDefaults(v, &prop)
+			} else if s.AdditionalProperties != nil && s.AdditionalProperties.Structural != nil {
+				values := s.AdditionalProperties.Structural
+				if v == nil && !values.Nullable && values.Default.Object != nil {
+					x[k] = runtime.DeepCopyJSONValue(values.Default.Object)
+				}
+				applyDefaults(x[k], values)
+			}
+		}
+	case []interface{}:
+		for i := range x {
+			if x[i] == nil && s.Items != nil && !s.Items.Nullable && s.Items.Default.Object != nil {
+				x[i] = runtime.DeepCopyJSONValue(s.Items.Default.Object)
+			}
+			applyDefaults(x[i], s.Items)
+		}
+	}
 }

@@ -236,3 +236,33 @@ func TestDefaultBelowNamedKey(t *testing.T) {
 		})
 	}
 }
+
+// TestApplyDefaultsAsUpstream: applyDefaults gives a value what the API server's structural
+// defaulting gives it (the reference), and changes nothing a value holds.
+func TestApplyDefaultsAsUpstream(t *testing.T) {
+	schema := structuralFromJSON(t, `{"type":"object","properties":{
+		"a":{"type":"string","default":"da"},
+		"n":{"type":"string","nullable":true,"default":"dn"},
+		"o":{"type":"object","properties":{"x":{"type":"integer","default":1},"y":{"type":"object","default":{"z":"dz"},"properties":{"z":{"type":"string"}}}}},
+		"l":{"type":"array","items":{"type":"object","default":{"k":"dk"},"properties":{"k":{"type":"string"},"m":{"type":"string","default":"dm"}}}},
+		"mp":{"type":"object","additionalProperties":{"type":"object","default":{"v":"dv"},"properties":{"v":{"type":"string"},"w":{"type":"string","default":"dw"}}}}}}`)
+	for _, value := range []string{
+		`{}`,
+		`{"a":"set","n":null,"o":{},"l":[],"mp":{}}`,
+		`{"a":null,"o":{"x":7,"y":null},"l":[null,{"k":"k1"},{"m":"own"}],"mp":{"p":null,"q":{"v":"own"}}}`,
+		`{"o":{"y":{}},"l":[{}],"mp":{"r":{}}}`,
+	} {
+		var got, want map[string]interface{}
+		if err := utiljson.Unmarshal([]byte(value), &got); err != nil {
+			t.Fatal(err)
+		}
+		if err := utiljson.Unmarshal([]byte(value), &want); err != nil {
+			t.Fatal(err)
+		}
+		applyDefaults(got, schema)
+		structuraldefaulting.Default(want, schema)
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s: applyDefaults differs from structural defaulting (-upstream +applyDefaults):\n%s", value, diff)
+		}
+	}
+}
