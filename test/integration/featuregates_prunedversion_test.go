@@ -23,7 +23,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 )
@@ -112,68 +111,5 @@ func TestFieldGatesPrunedVersionKeepsTheOtherPart(t *testing.T) {
 		if diff := cmp.Diff(w.want, map[string]interface{}{"spec": stored["spec"], "status": stored["status"]}); diff != "" {
 			t.Errorf("%s: stored spec and status (-want +got):\n%s", w.name, diff)
 		}
-	}
-}
-
-// TestFieldGatesPrunedVersionNoop: a write through v2 (which lacks .spec.extra and
-// .status.only) that changes nothing changes nothing stored (managedFields included) and
-// keeps the generation, with no warning, though decoding in v2 removed the stored values there
-// from the object the update starts from and gating put them back. (The resourceVersion still
-// moves: upstream's storage compares the new object with the object as decoded in v2, which
-// lacks those values, and writes the same bytes again; see docs/reference/api.md.) A write
-// that changes something moves the generation once and keeps them.
-func TestFieldGatesPrunedVersionNoop(t *testing.T) {
-	enableFeature(t, true)
-	env := startGatesServer(t, "")
-	ctx := context.Background()
-	crd := env.createCRD(t, prunedVersionCRD())
-	env.create(t, crd, "w", `"spec":{"image":"a","extra":{"k":"stored"}}`)
-	env.patch(t, crd, "w", types.MergePatchType, `{"status":{"phase":"P","only":{"k":"stored"}}}`, "status")
-	env.setGate(t, crd, 0, false, "extra", `"spec":{"image":"p","extra":{"k":"p"}}`)
-	v2 := env.versionClient(crd, "v2")
-	env.warnings.Take()
-	read, err := v2.Get(ctx, "w", metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, w := range []struct {
-		name  string
-		write func() (*unstructured.Unstructured, error)
-	}{
-		{"PUT of what was read", func() (*unstructured.Unstructured, error) {
-			return v2.Update(ctx, read.DeepCopy(), metav1.UpdateOptions{})
-		}},
-		{"merge patch of the same image", func() (*unstructured.Unstructured, error) {
-			return v2.Patch(ctx, "w", types.MergePatchType, []byte(`{"spec":{"image":"a"}}`), metav1.PatchOptions{})
-		}},
-	} {
-		before := env.stored(t, crd, "w")
-		after, err := w.write()
-		if err != nil {
-			t.Fatalf("%s: %v", w.name, err)
-		}
-		if after.GetGeneration() != read.GetGeneration() {
-			t.Errorf("%s: generation %d -> %d, want it unchanged", w.name, read.GetGeneration(), after.GetGeneration())
-		}
-		if got := env.stored(t, crd, "w"); !cmp.Equal(got, before) {
-			t.Errorf("%s: the stored object changed (-before +after):\n%s", w.name, cmp.Diff(before, got))
-		}
-		if got := env.warnings.Take(); len(got) != 0 {
-			t.Errorf("%s: warnings %q, want none (the client sent nothing at a gated field)", w.name, got)
-		}
-	}
-	after, err := v2.Patch(ctx, "w", types.MergePatchType, []byte(`{"spec":{"image":"b"}}`), metav1.PatchOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if after.GetGeneration() != read.GetGeneration()+1 {
-		t.Errorf("a write that changes .spec.image: generation %d -> %d, want one more", read.GetGeneration(), after.GetGeneration())
-	}
-	stored := env.stored(t, crd, "w")
-	if got := stored["spec"].(map[string]interface{})["extra"]; !cmp.Equal(got, map[string]interface{}{"k": "stored"}) {
-		t.Errorf("stored .spec.extra = %v, want it kept", got)
-	}
-	if got := stored["status"].(map[string]interface{})["only"]; !cmp.Equal(got, map[string]interface{}{"k": "stored"}) {
-		t.Errorf("stored .status.only = %v, want it kept", got)
 	}
 }

@@ -46,9 +46,6 @@ type gatedWrite struct {
 	gates  *FieldGates
 	// err is why the current attempt could not be gated; it fails the write.
 	err error
-	// storedOld is the stored object an update in a version of FieldGates.pruned started
-	// from, in the storage version (see FieldGates.comparedOld); nil otherwise.
-	storedOld map[string]interface{}
 }
 
 type gatedWriteKey struct{}
@@ -65,7 +62,7 @@ func (w *gatedWrite) startAttempt() {
 	if w == nil {
 		return
 	}
-	w.warnings, w.changes, w.gates, w.err, w.storedOld = w.warnings[:0], nil, nil, nil, nil
+	w.warnings, w.changes, w.gates, w.err = w.warnings[:0], nil, nil, nil
 }
 
 // fail records why this attempt could not be gated. Outside a gated write there is no way

@@ -79,11 +79,6 @@ type FieldGates struct {
 	// the request and from the object an update starts from, so the storage version's step of
 	// prepare runs on the object as stored (see storedContent).
 	pruned map[string]bool
-	// unheld are, for each version of pruned, the storage version's gated paths that the
-	// version's schema cannot hold at all (featuregates.Resolve fails): a client of that
-	// version can send no value there, so a stored value kept there is not the write's doing
-	// (see ownChanges).
-	unheld map[string]map[string]bool
 }
 
 // NewFieldGates compiles the gates of a CRD for each of its versions, from the versions'
@@ -138,20 +133,6 @@ func NewFieldGates(crd *apiextensionsv1.CustomResourceDefinition, storageVersion
 					}
 					g.pruned[v.Version] = true
 					break
-				}
-			}
-			if !g.pruned[v.Version] {
-				continue
-			}
-			for _, p := range g.storage.Paths() {
-				if featuregates.Resolve(p.Path, v.Schema) != nil {
-					if g.unheld == nil {
-						g.unheld = map[string]map[string]bool{}
-					}
-					if g.unheld[v.Version] == nil {
-						g.unheld[v.Version] = map[string]bool{}
-					}
-					g.unheld[v.Version][p.Path.String()] = true
 				}
 			}
 		}
@@ -269,15 +250,13 @@ func (g *FieldGates) prepare(ctx context.Context, obj, old runtime.Object, scope
 // resourceVersion stays, and no watch event follows. The field manager computes managedFields
 // before gating; without this, a client whose every change was gated away would still
 // become an owner, or take a list without keys from its owner, in a new revision of the
-// object. The same holds for a write in a version of pruned (see comparedOld), whose new
-// object gating completed with what decoding in that version removed, even when that drew
-// no change of the write's own (ownChanges). PrepareForUpdate calls it last.
+// object. PrepareForUpdate calls it last.
 func (g *FieldGates) keepOwnersOfNoop(ctx context.Context, newObj, oldObj *unstructured.Unstructured) {
 	if g == nil || !g.acts || newObj.GetGeneration() != oldObj.GetGeneration() {
 		return
 	}
 	w := gatedWriteFrom(ctx)
-	if w == nil || w.err != nil || (len(w.changes) == 0 && w.storedOld == nil) {
+	if w == nil || w.err != nil || len(w.changes) == 0 {
 		return
 	}
 	newMeta, _ := newObj.Object["metadata"].(map[string]interface{})
@@ -352,12 +331,6 @@ func (g *FieldGates) prepareInStorageVersion(ctx context.Context, newObj *unstru
 		if fieldErr := g.storage.CheckKept(stored.UnstructuredContent(), oldContent, sent, check); fieldErr != nil {
 			return nil, invalid(newObj, fieldErr)
 		}
-		if g.pruned[gv.Version] {
-			if w := gatedWriteFrom(ctx); w != nil {
-				w.storedOld = oldContent
-			}
-			changes = g.ownChanges(gv.Version, changes)
-		}
 		return changes, nil
 	}
 	if len(changes) > 0 {
@@ -389,44 +362,6 @@ func (g *FieldGates) prepareInStorageVersion(ctx context.Context, newObj *unstru
 		return nil, invalid(newObj, fieldErr)
 	}
 	return changes, nil
-}
-
-// ownChanges returns the changes of a write in version, a version of pruned, without those
-// at a path its schema cannot hold (unheld): decoding in that version removed the stored
-// value there from the object the update starts from, and a client of that version can send
-// none, so keeping it is not the write's doing. They draw no warning and are not counted,
-// like the values kept in the part of the object the write does not change.
-func (g *FieldGates) ownChanges(version string, changes []featuregates.Change) []featuregates.Change {
-	unheld := g.unheld[version]
-	if len(unheld) == 0 {
-		return changes
-	}
-	own := changes[:0:0]
-	for _, c := range changes {
-		if !unheld[c.Path.Path.String()] {
-			own = append(own, c)
-		}
-	}
-	return own
-}
-
-// comparedOld is what PrepareForUpdate compares an update's new object with to decide
-// whether the generation moves: old itself, or, after a write in a version of pruned (see
-// prepareInStorageVersion), the stored object with old's apiVersion. Decoding in such a
-// version removed the stored values at paths its schema lacks from old, and gating put them
-// back into the new object: compared with old, a write that changes nothing would move the
-// generation, and with it the resourceVersion.
-func (g *FieldGates) comparedOld(ctx context.Context, old map[string]interface{}) map[string]interface{} {
-	if g == nil || len(g.pruned) == 0 {
-		return old
-	}
-	w := gatedWriteFrom(ctx)
-	if w == nil || w.err != nil || w.storedOld == nil {
-		return old
-	}
-	stored := maps.Clone(w.storedOld)
-	stored["apiVersion"] = old["apiVersion"]
-	return stored
 }
 
 // ReadStoredWith gives g the REST of the storage version's endpoint, whose objects are

@@ -644,8 +644,7 @@ func TestFieldGatesSharedStoredValues(t *testing.T) {
 // schema lacks a path disabled in the storage version prunes the stored value there from the
 // object an update starts from, also in the part of the object the write does not change: a
 // status write carries the stored spec, a main write the stored status. Both come back as
-// stored, and neither draws a warning: the version cannot send a value there, so keeping it
-// is not the write's doing (FieldGates.ownChanges).
+// stored; only the value in the write's own part draws a warning (the version cannot send it).
 func TestFieldGatesPrunedVersionOtherScope(t *testing.T) {
 	featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, apiextensionsfeatures.CRDFieldLevelVersioning, true)
 	object := structuralschema.Structural{Generic: structuralschema.Generic{Type: "object"}, Properties: map[string]structuralschema.Structural{
@@ -671,15 +670,18 @@ func TestFieldGatesPrunedVersionOtherScope(t *testing.T) {
 		prepare func(ctx context.Context, obj, old runtime.Object)
 		// old is the stored object as decoded in v2 (pruned); sent the write.
 		old, sent, want string
+		warning         string
 	}{
 		{name: "status write", prepare: NewStatusStrategy(main).PrepareForUpdate,
-			old:  `"spec":{"image":"a"},"status":{"ready":1}`,
-			sent: `"spec":{"image":"a"},"status":{"ready":2}`,
-			want: `{"spec":{"image":"a","extra":{"k":"s"}},"status":{"ready":2,"only":{"k":"t"}}}`},
+			old:     `"spec":{"image":"a"},"status":{"ready":1}`,
+			sent:    `"spec":{"image":"a"},"status":{"ready":2}`,
+			want:    `{"spec":{"image":"a","extra":{"k":"s"}},"status":{"ready":2,"only":{"k":"t"}}}`,
+			warning: ".status.only was not updated: feature gate Extra (alpha) is disabled; the stored value was kept"},
 		{name: "main write", prepare: main.PrepareForUpdate,
-			old:  `"spec":{"image":"a"},"status":{"ready":1}`,
-			sent: `"spec":{"image":"b"},"status":{"ready":1}`,
-			want: `{"spec":{"image":"b","extra":{"k":"s"}},"status":{"ready":1,"only":{"k":"t"}}}`},
+			old:     `"spec":{"image":"a"},"status":{"ready":1}`,
+			sent:    `"spec":{"image":"b"},"status":{"ready":1}`,
+			want:    `{"spec":{"image":"b","extra":{"k":"s"}},"status":{"ready":1,"only":{"k":"t"}}}`,
+			warning: ".spec.extra was not updated: feature gate Extra (alpha) is disabled; the stored value was kept"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			stored := cr(t, "stable.example.com/v1", 1, storedJSON)
@@ -699,8 +701,8 @@ func TestFieldGatesPrunedVersionOtherScope(t *testing.T) {
 			if diff := cmp.Diff(want, map[string]interface{}{"spec": got["spec"], "status": got["status"]}); diff != "" {
 				t.Errorf("spec and status (-want +got):\n%s", diff)
 			}
-			if len(rec.warnings) != 0 {
-				t.Errorf("warnings %q, want none", rec.warnings)
+			if diff := cmp.Diff([]string{tc.warning}, rec.warnings); diff != "" {
+				t.Errorf("warnings (-want +got):\n%s", diff)
 			}
 		})
 	}
