@@ -18,12 +18,16 @@ package integration
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apiextensions-apiserver/test/integration/conversion"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"k8s.io/utils/ptr"
 )
 
@@ -111,5 +115,142 @@ func TestFieldGatesPrunedVersionKeepsTheOtherPart(t *testing.T) {
 		if diff := cmp.Diff(w.want, map[string]interface{}{"spec": stored["spec"], "status": stored["status"]}); diff != "" {
 			t.Errorf("%s: stored spec and status (-want +got):\n%s", w.name, diff)
 		}
+	}
+}
+
+// TestFieldGatesPrunedVersionDelete: with the gate disabled, a deletion through v2 that does
+// not remove the object at once (a finalizer, orphan propagation, a collection) keeps the
+// stored values that decoding in v2 prunes; the answers, and the update that removes the last
+// finalizer, show the object as v2 does, without them.
+//
+// The same with a conversion webhook that changes apiVersion only: decoding in v2 prunes the
+// values it gives back.
+func TestFieldGatesPrunedVersionDelete(t *testing.T) {
+	enableFeature(t, true)
+	t.Run("None", func(t *testing.T) { testPrunedVersionDelete(t, startGatesServer(t, ""), prunedVersionCRD(), false) })
+	t.Run("Webhook", func(t *testing.T) {
+		webhook := &failOnce{failed: map[string]bool{}}
+		tearDown, clientConfig, err := conversion.StartConversionWebhookServer(conversion.NewObjectConverterWebhookHandler(t, webhook.convert))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(tearDown)
+		crd := prunedVersionCRD()
+		crd.Spec.Conversion = &apiextensionsv1.CustomResourceConversion{
+			Strategy: apiextensionsv1.WebhookConverter,
+			Webhook:  &apiextensionsv1.WebhookConversion{ClientConfig: clientConfig, ConversionReviewVersions: []string{"v1"}},
+		}
+		testPrunedVersionDelete(t, startGatesServer(t, ""), crd, true)
+	})
+}
+
+func testPrunedVersionDelete(t *testing.T, env *gatesEnv, crd *apiextensionsv1.CustomResourceDefinition, webhook bool) {
+	ctx := context.Background()
+	crd = env.createCRD(t, crd)
+	v2 := env.versionClient(crd, "v2")
+	for _, name := range []string{"finalizer", "orphan", "collection-a", "collection-b", "other"} {
+		obj := crObject(t, crd, name, `"spec":{"image":"a","extra":{"k":"stored"}}`)
+		if strings.HasPrefix(name, "collection") {
+			obj.SetLabels(map[string]string{"group": "collection"})
+		}
+		if name != "orphan" && name != "other" {
+			obj.SetFinalizers([]string{"example.com/hold"})
+		}
+		if _, err := env.client(crd).Create(ctx, obj, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		env.patch(t, crd, name, types.MergePatchType, `{"status":{"phase":"P","only":{"k":"stored"}}}`, "status")
+	}
+	env.setGate(t, crd, 0, false, "extra", `"spec":{"image":"p","extra":{"k":"p"}}`)
+
+	keeps := func(what, name string) {
+		t.Helper()
+		stored := env.stored(t, crd, name)
+		if stored == nil {
+			t.Fatalf("%s: %s is gone from etcd", what, name)
+		}
+		if stored["metadata"].(map[string]interface{})["deletionTimestamp"] == nil {
+			t.Errorf("%s: %s has no deletionTimestamp", what, name)
+		}
+		want := map[string]interface{}{"spec": map[string]interface{}{"image": "a", "extra": map[string]interface{}{"k": "stored"}},
+			"status": map[string]interface{}{"phase": "P", "only": map[string]interface{}{"k": "stored"}}}
+		if diff := cmp.Diff(want, map[string]interface{}{"spec": stored["spec"], "status": stored["status"]}); diff != "" {
+			t.Errorf("%s: stored spec and status of %s (-want +got):\n%s", what, name, diff)
+		}
+	}
+	shownAsV2 := func(what string, obj map[string]interface{}) {
+		t.Helper()
+		if obj["apiVersion"] != "stable.example.com/v2" {
+			t.Errorf("%s: apiVersion %v, want stable.example.com/v2", what, obj["apiVersion"])
+		}
+		if spec, _ := obj["spec"].(map[string]interface{}); spec == nil || spec["extra"] != nil || spec["image"] != "a" {
+			t.Errorf("%s: spec %v, want v2's, image a and no extra", what, obj["spec"])
+		}
+		if status, _ := obj["status"].(map[string]interface{}); status == nil || status["only"] != nil {
+			t.Errorf("%s: status %v, want v2's, without only", what, obj["status"])
+		}
+	}
+
+	// A finalizer: the deletion only marks the object, and answers with it as v2 shows it.
+	raw, err := env.apiext.ApiextensionsV1().RESTClient().Delete().
+		AbsPath("/apis/stable.example.com/v2/namespaces", gatesTestNamespace, crd.Spec.Names.Plural, "finalizer").Do(ctx).Raw()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var answer map[string]interface{}
+	if err := utiljson.Unmarshal(raw, &answer); err != nil {
+		t.Fatal(err)
+	}
+	shownAsV2("delete through v2, answer", answer)
+	keeps("delete through v2 with a finalizer", "finalizer")
+
+	// Orphan propagation adds the orphan finalizer, which no garbage collector removes here:
+	// a write back of the object.
+	orphan := metav1.DeletePropagationOrphan
+	if err := v2.Delete(ctx, "orphan", metav1.DeleteOptions{PropagationPolicy: &orphan}); err != nil {
+		t.Fatal(err)
+	}
+	keeps("delete through v2 with orphan propagation", "orphan")
+
+	// A collection, selected with v2's selectors.
+	if err := v2.DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{LabelSelector: "group=collection"}); err != nil {
+		t.Fatal(err)
+	}
+	keeps("deletecollection through v2", "collection-a")
+	keeps("deletecollection through v2", "collection-b")
+	if stored := env.stored(t, crd, "other"); stored == nil || stored["metadata"].(map[string]interface{})["deletionTimestamp"] != nil {
+		t.Fatalf("deletecollection through v2 with a label selector deleted an object it does not select: %v", stored)
+	}
+
+	// A deletion that removes the object at once.
+	if err := v2.Delete(ctx, "other", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if stored := env.stored(t, crd, "other"); stored != nil {
+		t.Errorf("delete through v2 without finalizers: still in etcd: %v", stored["metadata"])
+	}
+
+	// Removing the last finalizer through v2 removes the object, and answers with it as v2
+	// shows it. A webhook that does not give the stored values back cannot update the
+	// object through v2 at all (see TestFieldGatesConversionWebhookFailsClosed): the
+	// finalizer is removed through v1.
+	patch := []byte(`{"metadata":{"finalizers":null}}`)
+	out, err := v2.Patch(ctx, "finalizer", types.MergePatchType, patch, metav1.PatchOptions{})
+	if webhook {
+		if !apierrors.IsInternalError(err) || !strings.Contains(err.Error(), "does not round-trip gated fields") {
+			t.Fatalf("last finalizer removed through v2 with a webhook that drops a stored value: %v, want a 500 that says so", err)
+		}
+		keeps("last finalizer removed through v2, refused", "finalizer")
+		if out, err = env.client(crd).Patch(ctx, "finalizer", types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	} else {
+		if err != nil {
+			t.Fatal(err)
+		}
+		shownAsV2("last finalizer removed through v2, answer", out.Object)
+	}
+	if stored := env.stored(t, crd, "finalizer"); stored != nil {
+		t.Errorf("last finalizer removed: still in etcd: %v", stored["metadata"])
 	}
 }

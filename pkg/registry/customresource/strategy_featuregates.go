@@ -79,6 +79,14 @@ type FieldGates struct {
 	// the request and from the object an update starts from, so the storage version's step of
 	// prepare runs on the object as stored (see storedContent).
 	pruned map[string]bool
+	// schemas are the versions' structural schemas, with a conversion webhook or when some
+	// version is pruned: a deletion through another version runs in the storage version's
+	// store (see REST.Delete), and what admission and the client see of the object is pruned
+	// by that version's schema, as decoding there would (see asDecodedIn).
+	schemas map[string]*structuralschema.Structural
+	// deleter deletes in the storage version's store (see ReadStoredWith); nil when no
+	// version is pruned and there is no webhook, or outside a server.
+	deleter storageDeleter
 }
 
 // NewFieldGates compiles the gates of a CRD for each of its versions, from the versions'
@@ -119,12 +127,15 @@ func NewFieldGates(crd *apiextensionsv1.CustomResourceDefinition, storageVersion
 	if !sharedShape {
 		g.convertor = convertor
 		g.webhook = describeWebhook(crd.Spec.Conversion.Webhook)
+		if !crd.Spec.PreserveUnknownFields {
+			g.schemas = schemas // decoding prunes by them
+		}
 	} else {
 		g.storageAlike = map[string]bool{}
 		for _, v := range versions {
 			g.storageAlike[v.Version] = g.indexes[v.Version].SameGating(g.storage)
-			if v.Version == storageVersion || v.Schema == nil {
-				continue
+			if v.Version == storageVersion || v.Schema == nil || crd.Spec.PreserveUnknownFields {
+				continue // with spec.preserveUnknownFields, decoding prunes nothing
 			}
 			for _, p := range g.storage.Paths() {
 				if !p.EffectivelyEnabled && featuregates.PrunesBelow(p.Path, schemas[storageVersion], v.Schema) {
@@ -132,6 +143,7 @@ func NewFieldGates(crd *apiextensionsv1.CustomResourceDefinition, storageVersion
 						g.pruned = map[string]bool{}
 					}
 					g.pruned[v.Version] = true
+					g.schemas = schemas
 					break
 				}
 			}
@@ -369,7 +381,9 @@ func (g *FieldGates) prepareInStorageVersion(ctx context.Context, newObj *unstru
 // against the object as stored (see storedContent): through a conversion webhook, and, with
 // conversion None, through a version whose schema lacks a disabled path of the storage
 // version (see pruned: its pruning removed the stored value there from the object the update
-// starts from), whether a mark or a gate's fieldPaths gates the path. The handler calls it once, before the CRD's endpoints serve; g may be nil.
+// starts from), whether a mark or a gate's fieldPaths gates the path. Deletions through those
+// versions run in that REST's store (see REST.Delete). The handler calls it once, before the
+// CRD's endpoints serve; g may be nil.
 func (g *FieldGates) ReadStoredWith(storageVersionREST *REST) {
 	if g == nil || storageVersionREST == nil || !g.storage.HasDisabled() {
 		return
@@ -377,6 +391,7 @@ func (g *FieldGates) ReadStoredWith(storageVersionREST *REST) {
 	if g.convertor != nil || len(g.pruned) > 0 {
 		g.stored = storageVersionREST
 	}
+	g.deleter = storageVersionREST
 }
 
 // storedContent returns the content of the stored object that old, the object of an update
