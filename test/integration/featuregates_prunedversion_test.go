@@ -212,7 +212,14 @@ func testPrunedVersionDelete(t *testing.T, env *gatesEnv, crd *apiextensionsv1.C
 	}
 	keeps("delete through v2 with orphan propagation", "orphan")
 
-	// A collection, selected with v2's selectors.
+	// A collection, selected with v2's selectors: one page of one object, then the rest.
+	if err := v2.DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{LabelSelector: "group=collection", Limit: 1}); err != nil {
+		t.Fatal(err)
+	}
+	keeps("deletecollection through v2, limit 1", "collection-a")
+	if stored := env.stored(t, crd, "collection-b"); stored == nil || stored["metadata"].(map[string]interface{})["deletionTimestamp"] != nil {
+		t.Fatalf("deletecollection through v2 with limit 1 deleted a second object: %v", stored)
+	}
 	if err := v2.DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{LabelSelector: "group=collection"}); err != nil {
 		t.Fatal(err)
 	}

@@ -57,35 +57,70 @@ func (r *REST) Delete(ctx context.Context, name string, deleteValidation rest.Va
 	return out, deleted, err
 }
 
+// deleteCollectionPageSize is the page of the lists of DeleteCollection, upstream's.
+const deleteCollectionPageSize = 10000
+
 // DeleteCollection is the store's DeleteCollection. Through a version that deletes in the
 // storage version's store (see Delete), it lists the objects here, with this version's
-// selectors, and deletes them one by one through Delete; an object already gone is skipped,
-// as upstream skips it. The answer is the list, as upstream's is.
+// selectors and in pages as upstream does (one page when the client set a limit), and
+// deletes them one by one through Delete; an object already gone is skipped, as upstream
+// skips it. The answer is the list of every object listed, as upstream's is.
 func (r *REST) DeleteCollection(ctx context.Context, deleteValidation rest.ValidateObjectFunc, options *metav1.DeleteOptions, listOptions *metainternalversion.ListOptions) (runtime.Object, error) {
 	if g, _ := r.deletesInStorageVersion(); g == nil {
 		return r.Store.DeleteCollection(ctx, deleteValidation, options, listOptions)
 	}
-	list, err := r.Store.List(ctx, listOptions)
-	if err != nil {
-		return nil, err
+	if listOptions == nil {
+		listOptions = &metainternalversion.ListOptions{}
+	} else {
+		listOptions = listOptions.DeepCopy()
 	}
-	items, err := meta.ExtractList(list)
-	if err != nil {
-		return nil, err
+	onePage := listOptions.Limit > 0
+	if !onePage {
+		listOptions.Limit = deleteCollectionPageSize
 	}
-	for _, item := range items {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		accessor, err := meta.Accessor(item)
+	var first runtime.Object
+	var all []runtime.Object
+	for {
+		list, err := r.Store.List(ctx, listOptions)
 		if err != nil {
 			return nil, err
 		}
-		if _, _, err := r.Delete(ctx, accessor.GetName(), deleteValidation, options.DeepCopy()); err != nil && !apierrors.IsNotFound(err) {
+		items, err := meta.ExtractList(list)
+		if err != nil {
 			return nil, err
 		}
+		for _, item := range items {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			accessor, err := meta.Accessor(item)
+			if err != nil {
+				return nil, err
+			}
+			if _, _, err := r.Delete(ctx, accessor.GetName(), deleteValidation, options.DeepCopy()); err != nil && !apierrors.IsNotFound(err) {
+				return nil, err
+			}
+		}
+		if onePage {
+			return list, nil
+		}
+		if first == nil {
+			first = list
+		}
+		all = append(all, items...)
+		m, err := meta.ListAccessor(list)
+		if err != nil {
+			return nil, err
+		}
+		if m.GetContinue() == "" {
+			if err := meta.SetList(first, all); err != nil {
+				return nil, err
+			}
+			return first, nil
+		}
+		listOptions.Continue = m.GetContinue()
+		listOptions.ResourceVersion, listOptions.ResourceVersionMatch = "", ""
 	}
-	return list, nil
 }
 
 // deletesInStorageVersion returns the field gates of r's CRD and r's version when deletions
