@@ -163,15 +163,17 @@ func (g *FieldGates) asDecodedIn(obj runtime.Object, version string) (runtime.Ob
 		return obj, nil
 	}
 	gv := schema.GroupVersion{Group: g.storageVersion.Group, Version: version}
-	out := u.DeepCopy()
+	var out *unstructured.Unstructured
 	if from := u.GroupVersionKind().GroupVersion(); g.convertor != nil && from != gv {
-		converted, err := g.convertor.ConvertToVersion(u, gv)
+		converted, err := g.convertor.ConvertToVersion(u, gv) // the safe converter: a copy
 		if err != nil {
 			return nil, conversionError(from, gv, err)
 		}
 		if out, ok = converted.(*unstructured.Unstructured); !ok {
 			return nil, conversionError(from, gv, fmt.Errorf("the conversion returned %T", converted))
 		}
+	} else {
+		out = u.DeepCopy()
 	}
 	out.SetAPIVersion(gv.String())
 	if s := g.schemas[version]; s != nil {

@@ -389,9 +389,8 @@ func (g *FieldGates) ReadStoredWith(storageVersionREST *REST) {
 		return
 	}
 	if g.convertor != nil || len(g.pruned) > 0 {
-		g.stored = storageVersionREST
+		g.stored, g.deleter = storageVersionREST, storageVersionREST
 	}
-	g.deleter = storageVersionREST
 }
 
 // storedContent returns the content of the stored object that old, the object of an update
