@@ -18,6 +18,7 @@ package integration
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -26,6 +27,8 @@ import (
 	"k8s.io/apiextensions-apiserver/test/integration/conversion"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"k8s.io/utils/ptr"
@@ -259,5 +262,55 @@ func testPrunedVersionDelete(t *testing.T, env *gatesEnv, crd *apiextensionsv1.C
 	}
 	if stored := env.stored(t, crd, "finalizer"); stored != nil {
 		t.Errorf("last finalizer removed: still in etcd: %v", stored["metadata"])
+	}
+}
+
+// TestFieldGatesPrunedVersionDeleteAnswerFails: with a conversion webhook and the gate
+// disabled, a deletion through v2 runs in v1's store; when the webhook fails only on
+// converting the deleted object back to v2 for the answer, the deletion is done, and the 500
+// says that it was persisted.
+func TestFieldGatesPrunedVersionDeleteAnswerFails(t *testing.T) {
+	enableFeature(t, true)
+	convert := func(desiredAPIVersion string, in runtime.RawExtension) (runtime.RawExtension, error) {
+		u := &unstructured.Unstructured{}
+		if err := u.UnmarshalJSON(in.Raw); err != nil {
+			return runtime.RawExtension{}, err
+		}
+		if desiredAPIVersion == "stable.example.com/v2" && u.GetDeletionTimestamp() != nil {
+			return runtime.RawExtension{}, errors.New("chosen failure on the way back")
+		}
+		u.SetAPIVersion(desiredAPIVersion)
+		raw, err := u.MarshalJSON()
+		return runtime.RawExtension{Raw: raw}, err
+	}
+	tearDown, clientConfig, err := conversion.StartConversionWebhookServer(conversion.NewObjectConverterWebhookHandler(t, convert))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(tearDown)
+	env := startGatesServer(t, "")
+	def := prunedVersionCRD()
+	def.Spec.Conversion = &apiextensionsv1.CustomResourceConversion{
+		Strategy: apiextensionsv1.WebhookConverter,
+		Webhook:  &apiextensionsv1.WebhookConversion{ClientConfig: clientConfig, ConversionReviewVersions: []string{"v1"}},
+	}
+	crd := env.createCRD(t, def)
+	obj := crObject(t, crd, "held", `"spec":{"image":"a","extra":{"k":"stored"}}`)
+	obj.SetFinalizers([]string{"example.com/hold"})
+	if _, err := env.client(crd).Create(context.Background(), obj, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	env.setGate(t, crd, 0, false, "extra", `"spec":{"image":"p","extra":{"k":"p"}}`)
+
+	err = env.versionClient(crd, "v2").Delete(context.Background(), "held", metav1.DeleteOptions{})
+	if !apierrors.IsInternalError(err) || !strings.Contains(err.Error(), `the deletion of "held" was persisted`) || !strings.Contains(err.Error(), "chosen failure on the way back") {
+		t.Fatalf("delete: got %v, want a 500 that says the deletion was persisted, with the webhook's message", err)
+	}
+	stored := env.stored(t, crd, "held")
+	if stored == nil || stored["metadata"].(map[string]interface{})["deletionTimestamp"] == nil {
+		t.Fatalf("the deletion was not persisted: %v", stored)
+	}
+	if got := stored["spec"].(map[string]interface{})["extra"]; !cmp.Equal(got, map[string]interface{}{"k": "stored"}) {
+		t.Errorf("stored .spec.extra = %v, want the stored value kept", got)
 	}
 }

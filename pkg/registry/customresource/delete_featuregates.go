@@ -53,8 +53,12 @@ func (r *REST) Delete(ctx context.Context, name string, deleteValidation rest.Va
 	if err != nil {
 		return out, deleted, err
 	}
-	out, err = g.asDecodedIn(out, version)
-	return out, deleted, err
+	decoded, err := g.asDecodedIn(out, version)
+	if err != nil {
+		// The deletion is done; only its answer cannot be given in this version.
+		return nil, deleted, fmt.Errorf("the deletion of %q was persisted, but the object cannot be shown in version %s: %w", name, version, err)
+	}
+	return decoded, deleted, nil
 }
 
 // deleteCollectionPageSize is the page of the lists of DeleteCollection, upstream's.
