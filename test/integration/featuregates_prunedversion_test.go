@@ -21,6 +21,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -31,6 +32,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/utils/ptr"
 )
 
@@ -263,6 +265,133 @@ func testPrunedVersionDelete(t *testing.T, env *gatesEnv, crd *apiextensionsv1.C
 	if stored := env.stored(t, crd, "finalizer"); stored != nil {
 		t.Errorf("last finalizer removed: still in etcd: %v", stored["metadata"])
 	}
+}
+
+// TestFieldGatesPrunedVersionNoop: with the gates disabled, a write through v2, whose decoding
+// prunes the stored values at disabled paths from the object the update starts from, that
+// changes nothing live changes nothing: the same resourceVersion, generation and stored
+// object, no warning for the values v2 cannot show, and no watch event. A write that changes
+// managedFields only (an apply that takes co-ownership) is persisted, and a live change moves
+// the generation once. A live field that only v1 has (.spec.plain, ungated) is erased by a
+// write through v2, as upstream erases it, without moving the generation.
+func TestFieldGatesPrunedVersionNoop(t *testing.T) {
+	enableFeature(t, true)
+	env := startGatesServer(t, "")
+	ctx := context.Background()
+	def := prunedVersionCRD()
+	v1Spec := def.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"]
+	v1Spec.Properties["plain"] = apiextensionsv1.JSONSchemaProps{Type: "string"}
+	def.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"] = v1Spec
+	crd := env.createCRD(t, def)
+	env.create(t, crd, "n", `"spec":{"image":"a","extra":{"k":"stored"},"deep":{"k":"d","nested":{"k":"stored"}}}`)
+	env.patch(t, crd, "n", types.MergePatchType, `{"status":{"phase":"P","only":{"k":"stored"}}}`, "status")
+	env.create(t, crd, "plain", `"spec":{"image":"a","plain":"p","extra":{"k":"stored"}}`)
+	env.setGate(t, crd, 0, false, "extra", `"spec":{"image":"p","extra":{"k":"p"}}`)
+	env.setGate(t, crd, 1, false, "deep", `"spec":{"image":"p","deep":{"k":"p"}}`)
+	v2 := env.versionClient(crd, "v2")
+
+	before := env.stored(t, crd, "n")
+	cur, err := v2.Get(ctx, "n", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rv, generation := cur.GetResourceVersion(), cur.GetGeneration()
+	list, err := env.client(crd).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := env.client(crd).Watch(ctx, metav1.ListOptions{ResourceVersion: list.GetResourceVersion(), FieldSelector: "metadata.name=n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	env.warnings.Take()
+
+	patch := func(data string, subresources ...string) func() (*unstructured.Unstructured, error) {
+		return func() (*unstructured.Unstructured, error) {
+			return v2.Patch(ctx, "n", types.MergePatchType, []byte(data), metav1.PatchOptions{}, subresources...)
+		}
+	}
+	for _, tc := range []struct {
+		name  string
+		write func() (*unstructured.Unstructured, error)
+		// warned is the path the one expected warning names; "" expects none.
+		warned string
+	}{
+		{name: "merge patch of an unchanged live field", write: patch(`{"spec":{"image":"a"}}`)},
+		{name: "PUT of the object as read", write: func() (*unstructured.Unstructured, error) {
+			return v2.Update(ctx, cur.DeepCopy(), metav1.UpdateOptions{})
+		}},
+		{name: "status merge patch of an unchanged field", write: patch(`{"status":{"phase":"P"}}`, "status")},
+		{name: "merge patch of a disabled field v2 has", write: patch(`{"spec":{"deep":{"k":"changed"}}}`), warned: ".spec.deep"},
+		{name: "dry-run merge patch", write: func() (*unstructured.Unstructured, error) {
+			return v2.Patch(ctx, "n", types.MergePatchType, []byte(`{"spec":{"image":"a"}}`), metav1.PatchOptions{DryRun: []string{metav1.DryRunAll}})
+		}},
+	} {
+		out, err := tc.write()
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if out.GetResourceVersion() != rv || out.GetGeneration() != generation {
+			t.Errorf("%s: answered resourceVersion %s and generation %d, want %s and %d", tc.name, out.GetResourceVersion(), out.GetGeneration(), rv, generation)
+		}
+		if spec, _ := out.Object["spec"].(map[string]interface{}); spec["extra"] != nil {
+			t.Errorf("%s: the answer shows .spec.extra, which v2 does not have: %v", tc.name, spec)
+		}
+		if diff := cmp.Diff(before, env.stored(t, crd, "n")); diff != "" {
+			t.Errorf("%s: the stored object changed (-before +after):\n%s", tc.name, diff)
+		}
+		got := env.warnings.Take()
+		switch {
+		case tc.warned == "" && len(got) != 0:
+			t.Errorf("%s: warnings %q, want none", tc.name, got)
+		case tc.warned != "" && (len(got) != 1 || !strings.Contains(got[0], tc.warned)):
+			t.Errorf("%s: warnings %q, want one about %s", tc.name, got, tc.warned)
+		}
+	}
+
+	// The next event the watch sees is the next real change, made through v1.
+	labelled := env.patch(t, crd, "n", types.MergePatchType, `{"metadata":{"labels":{"l":"1"}}}`)
+	select {
+	case ev := <-w.ResultChan():
+		u, ok := ev.Object.(*unstructured.Unstructured)
+		if !ok || ev.Type != watch.Modified || u.GetResourceVersion() != labelled.GetResourceVersion() {
+			t.Errorf("the first watch event after the writes that changed nothing is %s %v, want the label's change at resourceVersion %s", ev.Type, ev.Object, labelled.GetResourceVersion())
+		}
+	case <-time.After(30 * time.Second):
+		t.Errorf("no watch event for the label's change")
+	}
+
+	// An apply through v2 that only takes co-ownership of an unchanged field is persisted.
+	applied, err := v2.Patch(ctx, "n", types.ApplyPatchType, []byte(`{"apiVersion":"stable.example.com/v2","kind":"CronTab","metadata":{"name":"n"},"spec":{"image":"a"}}`), metav1.PatchOptions{FieldManager: "co-owner"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if applied.GetResourceVersion() == labelled.GetResourceVersion() || applied.GetGeneration() != generation {
+		t.Errorf("an apply taking co-ownership: resourceVersion %s (was %s), generation %d; want a new resourceVersion and generation %d", applied.GetResourceVersion(), labelled.GetResourceVersion(), applied.GetGeneration(), generation)
+	}
+	stored := &unstructured.Unstructured{Object: env.stored(t, crd, "n")}
+	managers := map[string]bool{}
+	for _, e := range stored.GetManagedFields() {
+		managers[e.Manager] = true
+	}
+	if !managers["co-owner"] {
+		t.Errorf("the stored managedFields have no entry of co-owner: %v", stored.GetManagedFields())
+	}
+
+	// A live change through v2 moves the generation once and keeps the stored values.
+	if _, err := v2.Patch(ctx, "n", types.MergePatchType, []byte(`{"spec":{"image":"b"}}`), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	env.assertStored(t, crd, "n", `"spec":{"image":"b","extra":{"k":"stored"},"deep":{"k":"d","nested":{"k":"stored"}}},"status":{"phase":"P","only":{"k":"stored"}}`, generation+1)
+	env.assertWarnings(t)
+
+	// .spec.plain, live and only in v1, goes as upstream's write through v2 erases it.
+	if _, err := env.versionClient(crd, "v2").Patch(ctx, "plain", types.MergePatchType, []byte(`{"spec":{"image":"a"}}`), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	env.assertStored(t, crd, "plain", `"spec":{"image":"a","extra":{"k":"stored"}}`, 1)
+	env.assertWarnings(t)
 }
 
 // TestFieldGatesPrunedVersionDeleteAnswerFails: with a conversion webhook and the gate

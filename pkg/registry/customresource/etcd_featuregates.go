@@ -18,8 +18,10 @@ package customresource
 
 import (
 	"context"
+	"errors"
 
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/featuregates"
+	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -46,7 +48,23 @@ type gatedWrite struct {
 	gates  *FieldGates
 	// err is why the current attempt could not be gated; it fails the write.
 	err error
+	// storedOld is, for an update in a version of FieldGates.pruned, the stored object it
+	// started from, in the storage version (see FieldGates.storedContent); nil otherwise.
+	storedOld map[string]interface{}
+	// comparedOld is, for such an update, the object it started from completed with the stored
+	// values that decoding in its version pruned (see FieldGates.completeOld); nil otherwise.
+	comparedOld map[string]interface{}
+	// unchanged is the object such an update started from, when its result is the stored
+	// object (see errUnchanged).
+	unchanged runtime.Object
 }
+
+// errUnchanged ends an update in a version of FieldGates.pruned whose result, after gating
+// and every validation, is the stored object: the update answers with the object it started
+// from, and persists nothing. The storage layer cannot tell: it compares the result with the
+// object as decoded in the request's version, which lacks the stored values that decoding
+// pruned, and would write the same content again under a new resourceVersion.
+var errUnchanged = errors.New("field feature gates: the update changes nothing")
 
 type gatedWriteKey struct{}
 
@@ -63,6 +81,7 @@ func (w *gatedWrite) startAttempt() {
 		return
 	}
 	w.warnings, w.changes, w.gates, w.err = w.warnings[:0], nil, nil, nil
+	w.storedOld, w.comparedOld, w.unchanged = nil, nil, nil
 }
 
 // fail records why this attempt could not be gated. Outside a gated write there is no way
@@ -126,11 +145,41 @@ func (w *gatedWrite) updateValidation(next rest.ValidateObjectUpdateFunc) rest.V
 		if w.err != nil {
 			return w.err
 		}
-		if next == nil {
-			return nil
+		if next != nil {
+			if err := next(ctx, obj, old); err != nil {
+				return err
+			}
 		}
-		return next(ctx, obj, old)
+		if w.storedOld != nil && unchangedFrom(obj, w.storedOld) {
+			w.unchanged = old
+			return errUnchanged
+		}
+		return nil
 	}
+}
+
+// unchangedFrom reports whether obj, the result of an update in a version of
+// FieldGates.pruned (conversion None), is the stored object: the same content but for
+// apiVersion. An object whose last finalizer the update removes is never unchanged: the store
+// deletes it.
+func unchangedFrom(obj runtime.Object, stored map[string]interface{}) bool {
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok || (u.GetDeletionTimestamp() != nil && len(u.GetFinalizers()) == 0) {
+		return false
+	}
+	content := u.UnstructuredContent()
+	if len(content) != len(stored) {
+		return false
+	}
+	for k, v := range content {
+		if k == "apiVersion" {
+			continue
+		}
+		if s, ok := stored[k]; !ok || !equality.Semantic.DeepEqual(v, s) {
+			return false
+		}
+	}
+	return true
 }
 
 // fieldGatesOf returns the field gating of a store's strategy; nil when it has none.
@@ -201,6 +250,9 @@ func gatedUpdate(ctx context.Context, store *genericregistry.Store, name string,
 	w := &gatedWrite{dryRun: options != nil && dryrun.IsDryRun(options.DryRun)}
 	out, created, err := store.Update(context.WithValue(ctx, gatedWriteKey{}, w), name, objInfo,
 		w.createValidation(createValidation), w.updateValidation(updateValidation), forceAllowCreate, options)
+	if errors.Is(err, errUnchanged) && w.unchanged != nil {
+		out, created, err = w.unchanged, false, nil
+	}
 	w.finish(ctx)
 	// An update that removes the last finalizer of a deleted object answers with the object
 	// it sent to storage, not one read back: through a pruned version, gating put the stored

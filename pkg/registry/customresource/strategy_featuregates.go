@@ -343,6 +343,9 @@ func (g *FieldGates) prepareInStorageVersion(ctx context.Context, newObj *unstru
 		if fieldErr := g.storage.CheckKept(stored.UnstructuredContent(), oldContent, sent, check); fieldErr != nil {
 			return nil, invalid(newObj, fieldErr)
 		}
+		if g.pruned[gv.Version] {
+			changes = g.afterPrunedDecoding(ctx, old, oldContent, changes)
+		}
 		return changes, nil
 	}
 	if len(changes) > 0 {
@@ -374,6 +377,60 @@ func (g *FieldGates) prepareInStorageVersion(ctx context.Context, newObj *unstru
 		return nil, invalid(newObj, fieldErr)
 	}
 	return changes, nil
+}
+
+// afterPrunedDecoding settles an update in a version of pruned (conversion None) once the
+// storage version's step has put back the stored values that decoding in that version pruned
+// from the object the update started from. Putting them back is not the write's doing: the
+// version cannot show them, and the version's own step (the first of prepare) has already
+// gated, and warned about, every value the client sent at a disabled path the version has.
+// So the values kept here draw no warning and are not counted; a dropped value still is. The
+// write keeps the stored object and old completed with those values (see completeOld): the
+// generation is computed against the completed old (see comparedOld), and an update whose
+// result is the stored object persists nothing (see errUnchanged).
+func (g *FieldGates) afterPrunedDecoding(ctx context.Context, old runtime.Object, stored map[string]interface{}, changes []featuregates.Change) []featuregates.Change {
+	own := changes[:0:0]
+	for _, c := range changes {
+		if c.Kind != featuregates.NotApplied {
+			own = append(own, c)
+		}
+	}
+	if w := gatedWriteFrom(ctx); w != nil && g.stored != nil && stored != nil {
+		w.storedOld, w.comparedOld = stored, g.completeOld(old, stored)
+	}
+	return own
+}
+
+// completeOld returns the content of old, the object an update in a version of pruned started
+// from, as decoded in that version, with the stored values at disabled paths that the
+// decoding pruned put back, as gating puts them back into the new object; nil when gating
+// cannot complete it. Compared with the completed old, the new object differs only where the
+// write changed a live field, as in upstream's comparison of the two in that version.
+func (g *FieldGates) completeOld(old runtime.Object, stored map[string]interface{}) map[string]interface{} {
+	oldObj, ok := old.(*unstructured.Unstructured)
+	if !ok || oldObj == nil {
+		return nil
+	}
+	completed := oldObj.DeepCopy().UnstructuredContent()
+	if _, fieldErr := g.storage.PrepareForUpdate(completed, stored, featuregates.ScopeAll); fieldErr != nil {
+		return nil
+	}
+	return completed
+}
+
+// comparedOld returns what PrepareForUpdate compares an update's new object with to decide
+// whether the generation moves: old itself, or, for an update in a version of pruned, old
+// completed as the new object was (see completeOld). Compared with old, which lacks the
+// stored values that gating put back into the new object, a write that changes nothing live
+// would move the generation.
+func (g *FieldGates) comparedOld(ctx context.Context, old map[string]interface{}) map[string]interface{} {
+	if g == nil || len(g.pruned) == 0 {
+		return old
+	}
+	if w := gatedWriteFrom(ctx); w != nil && w.err == nil && w.comparedOld != nil {
+		return w.comparedOld
+	}
+	return old
 }
 
 // ReadStoredWith gives g the REST of the storage version's endpoint, whose objects are
