@@ -57,6 +57,13 @@ type gatedWrite struct {
 	// unchanged is the object such an update started from, when its result is the stored
 	// object (see errUnchanged).
 	unchanged runtime.Object
+	// prunedIn is such an update's version, and prunedGates its CRD's gates: admission and
+	// the answer see the objects as decoded there (see FieldGates.asDecodedIn).
+	prunedIn    string
+	prunedGates *FieldGates
+	// stale is true when the attempt started from an object older than the stored one read
+	// for gating (see FieldGates.storedContent): the storage layer will not persist it.
+	stale bool
 }
 
 // errUnchanged ends an update in a version of FieldGates.pruned whose result, after gating
@@ -82,6 +89,7 @@ func (w *gatedWrite) startAttempt() {
 	}
 	w.warnings, w.changes, w.gates, w.err = w.warnings[:0], nil, nil, nil
 	w.storedOld, w.comparedOld, w.unchanged = nil, nil, nil
+	w.prunedIn, w.prunedGates, w.stale = "", nil, false
 }
 
 // fail records why this attempt could not be gated. Outside a gated write there is no way
@@ -146,7 +154,14 @@ func (w *gatedWrite) updateValidation(next rest.ValidateObjectUpdateFunc) rest.V
 			return w.err
 		}
 		if next != nil {
-			if err := next(ctx, obj, old); err != nil {
+			seen, seenOld := obj, old
+			if w.prunedGates != nil {
+				// As upstream's admission sees a write in this version: without the stored
+				// values gating put back. Conversion None: nothing to fail.
+				seen, _ = w.prunedGates.asDecodedIn(obj, w.prunedIn)
+				seenOld, _ = w.prunedGates.asDecodedIn(old, w.prunedIn)
+			}
+			if err := next(ctx, seen, seenOld); err != nil {
 				return err
 			}
 		}
@@ -252,6 +267,9 @@ func gatedUpdate(ctx context.Context, store *genericregistry.Store, name string,
 		w.createValidation(createValidation), w.updateValidation(updateValidation), forceAllowCreate, options)
 	if errors.Is(err, errUnchanged) && w.unchanged != nil {
 		out, created, err = w.unchanged, false, nil
+		if w.prunedGates != nil {
+			out, _ = w.prunedGates.asDecodedIn(out, w.prunedIn) // conversion None: nothing to fail
+		}
 	}
 	w.finish(ctx)
 	// An update that removes the last finalizer of a deleted object answers with the object

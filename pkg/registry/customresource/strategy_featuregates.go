@@ -21,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"strconv"
 	"sync"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -326,6 +327,12 @@ func (g *FieldGates) prepareInStorageVersion(ctx context.Context, newObj *unstru
 	check := scope
 	if restPruned {
 		check = featuregates.ScopeAll
+		if status, ok := newObj.Object["status"]; ok && rest == featuregates.ScopeStatus {
+			// A main write carries old's status itself (upstream's PrepareForUpdate): copy it,
+			// so that putting the stored values back there leaves old as decoded in this
+			// version, as admission and the answer of an unchanged write see it.
+			newObj.Object["status"] = runtime.DeepCopyJSONValue(status)
+		}
 	}
 	sent := g.storage.SentLists(stored.UnstructuredContent(), check)
 	changes, fieldErr := g.storage.PrepareForUpdate(stored.UnstructuredContent(), oldContent, scope)
@@ -395,8 +402,9 @@ func (g *FieldGates) afterPrunedDecoding(ctx context.Context, old runtime.Object
 			own = append(own, c)
 		}
 	}
-	if w := gatedWriteFrom(ctx); w != nil && g.stored != nil && stored != nil {
+	if w := gatedWriteFrom(ctx); w != nil && g.stored != nil && stored != nil && !w.stale {
 		w.storedOld, w.comparedOld = stored, g.completeOld(old, stored)
+		w.prunedIn, w.prunedGates = old.GetObjectKind().GroupVersionKind().Version, g
 	}
 	return own
 }
@@ -478,9 +486,25 @@ func (g *FieldGates) storedContent(ctx context.Context, old runtime.Object) (map
 		return nil, fmt.Errorf("field feature gates: the storage version's endpoint returned %T", obj)
 	}
 	if u.GetResourceVersion() != oldObj.GetResourceVersion() {
+		if w := gatedWriteFrom(ctx); w != nil && !w.dryRun && newerResourceVersion(u.GetResourceVersion(), oldObj.GetResourceVersion()) {
+			// old is older than what is stored: the storage layer's write of this attempt,
+			// conditioned on old's resourceVersion, cannot succeed, and the storage layer
+			// retries with the object as stored now, as upstream's does. Until then the attempt
+			// is gated against old itself, consistently with the rest of it.
+			w.stale = true
+			return g.contentIn(old, g.storageVersion)
+		}
 		return nil, apierrors.NewConflict(schema.GroupResource{Group: g.storageVersion.Group, Resource: g.resource}, oldObj.GetName(), fmt.Errorf("the object has been modified; please apply your changes to the latest version and try again"))
 	}
 	return u.UnstructuredContent(), nil
+}
+
+// newerResourceVersion reports whether resourceVersion a is later than b; false when either
+// is not an etcd revision.
+func newerResourceVersion(a, b string) bool {
+	x, errA := strconv.ParseUint(a, 10, 64)
+	y, errB := strconv.ParseUint(b, 10, 64)
+	return errA == nil && errB == nil && x > y
 }
 
 // deprecationWarnings returns the warnings for fields of deprecated gates the write uses, by
