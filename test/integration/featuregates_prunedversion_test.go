@@ -497,3 +497,88 @@ func TestFieldGatesPrunedVersionConcurrentPatches(t *testing.T) {
 	}
 	t.Logf("%d of %d concurrent patches failed", failed, writes)
 }
+
+// TestFieldGatesPrunedVersionRacingWrites: with the gate disabled, writes through v2 without
+// a resourceVersion that race other writes get what upstream's get: a dry-run patch racing
+// label patches succeeds, and a patch, a status patch or a forced apply racing the object's
+// deletion succeeds, answers 404, or (the apply) creates the object; none answers 409. The
+// stored value of the object that is never deleted is kept.
+func TestFieldGatesPrunedVersionRacingWrites(t *testing.T) {
+	enableFeature(t, true)
+	env := startGatesServer(t, "")
+	ctx := context.Background()
+	crd := env.createCRD(t, prunedVersionCRD())
+	env.create(t, crd, "c", `"spec":{"image":"a","extra":{"k":"stored"}}`)
+	env.create(t, crd, "d", `"spec":{"image":"a","extra":{"k":"stored"}}`)
+	env.setGate(t, crd, 0, false, "extra", `"spec":{"image":"p","extra":{"k":"p"}}`)
+	v2 := env.versionClient(crd, "v2")
+
+	var mu sync.Mutex
+	var bad []string
+	record := func(what string, err error) {
+		if err != nil && !apierrors.IsNotFound(err) {
+			mu.Lock()
+			bad = append(bad, what+": "+err.Error())
+			mu.Unlock()
+		}
+	}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	worker := func(write func(i int)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				write(i)
+			}
+		}()
+	}
+	merge := func(name, patch string, opts metav1.PatchOptions, subresources ...string) error {
+		_, err := v2.Patch(ctx, name, types.MergePatchType, []byte(patch), opts, subresources...)
+		return err
+	}
+	worker(func(i int) {
+		record("label patch of c", merge("c", fmt.Sprintf(`{"metadata":{"labels":{"l%d":"v"}}}`, i), metav1.PatchOptions{}))
+	})
+	worker(func(int) {
+		record("dry-run patch of c", merge("c", `{"spec":{"image":"b"}}`, metav1.PatchOptions{DryRun: []string{metav1.DryRunAll}}))
+	})
+	worker(func(i int) {
+		record("patch of d", merge("d", fmt.Sprintf(`{"spec":{"image":"i%d"}}`, i), metav1.PatchOptions{}))
+	})
+	worker(func(i int) {
+		record("status patch of d", merge("d", fmt.Sprintf(`{"status":{"phase":"p%d"}}`, i), metav1.PatchOptions{}, "status"))
+	})
+	worker(func(i int) {
+		_, err := v2.Patch(ctx, "d", types.ApplyPatchType, []byte(fmt.Sprintf(`{"apiVersion":"stable.example.com/v2","kind":"CronTab","metadata":{"name":"d"},"spec":{"image":"s%d"}}`, i)),
+			metav1.PatchOptions{FieldManager: "applier", Force: ptr.To(true)})
+		record("forced apply of d", err)
+	})
+	// Delete d and create it again, for at most 200 rounds or 5 seconds.
+	deadline := time.Now().Add(5 * time.Second)
+	for i := 0; i < 200 && time.Now().Before(deadline); i++ {
+		if err := env.client(crd).Delete(ctx, "d", metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			t.Errorf("delete d: %v", err)
+		}
+		if _, err := env.client(crd).Create(ctx, crObject(t, crd, "d", `"spec":{"image":"a"}`), metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+			t.Errorf("create d: %v", err)
+		}
+	}
+	close(stop)
+	wg.Wait()
+	for i, b := range bad {
+		if i == 10 {
+			t.Errorf("... and %d more", len(bad)-10)
+			break
+		}
+		t.Error(b)
+	}
+	if got := env.stored(t, crd, "c")["spec"].(map[string]interface{})["extra"]; !cmp.Equal(got, map[string]interface{}{"k": "stored"}) {
+		t.Errorf("stored .spec.extra of c = %v, want the stored value kept", got)
+	}
+}

@@ -477,7 +477,7 @@ func (g *FieldGates) storedContent(ctx context.Context, old runtime.Object) (map
 	obj, err := g.stored.Get(ctx, oldObj.GetName(), &metav1.GetOptions{})
 	if err != nil {
 		if apierrors.IsNotFound(err) {
-			return nil, apierrors.NewConflict(schema.GroupResource{Group: g.storageVersion.Group, Resource: g.resource}, oldObj.GetName(), fmt.Errorf("the object was deleted while it was updated"))
+			return g.staleAttempt(ctx, old, fmt.Errorf("the object was deleted while it was updated"))
 		}
 		return nil, fmt.Errorf("field feature gates: cannot read the stored object in the storage version %s: %w", g.storageVersion.Version, err)
 	}
@@ -486,17 +486,29 @@ func (g *FieldGates) storedContent(ctx context.Context, old runtime.Object) (map
 		return nil, fmt.Errorf("field feature gates: the storage version's endpoint returned %T", obj)
 	}
 	if u.GetResourceVersion() != oldObj.GetResourceVersion() {
-		if w := gatedWriteFrom(ctx); w != nil && !w.dryRun && newerResourceVersion(u.GetResourceVersion(), oldObj.GetResourceVersion()) {
-			// old is older than what is stored: the storage layer's write of this attempt,
-			// conditioned on old's resourceVersion, cannot succeed, and the storage layer
-			// retries with the object as stored now, as upstream's does. Until then the attempt
-			// is gated against old itself, consistently with the rest of it.
-			w.stale = true
-			return g.contentIn(old, g.storageVersion)
+		if newerResourceVersion(u.GetResourceVersion(), oldObj.GetResourceVersion()) {
+			return g.staleAttempt(ctx, old, fmt.Errorf("the object has been modified; please apply your changes to the latest version and try again"))
 		}
 		return nil, apierrors.NewConflict(schema.GroupResource{Group: g.storageVersion.Group, Resource: g.resource}, oldObj.GetName(), fmt.Errorf("the object has been modified; please apply your changes to the latest version and try again"))
 	}
 	return u.UnstructuredContent(), nil
+}
+
+// staleAttempt is storedContent's answer when the stored object is newer than old, the object
+// the update's attempt started from, or gone. The storage layer's write of this attempt is
+// conditioned on old's resourceVersion and cannot succeed: the storage layer retries with the
+// object as stored now, or answers 404, as upstream's does (a dry run, which writes nothing,
+// answers with what the attempt computed from old, as upstream's dry run does). So the
+// attempt is marked stale, never ends as unchanged (see errUnchanged), and is gated against
+// old itself, consistently with the rest of it. Outside a gated write it is a conflict.
+func (g *FieldGates) staleAttempt(ctx context.Context, old runtime.Object, why error) (map[string]interface{}, error) {
+	w := gatedWriteFrom(ctx)
+	if w == nil {
+		oldObj, _ := old.(*unstructured.Unstructured)
+		return nil, apierrors.NewConflict(schema.GroupResource{Group: g.storageVersion.Group, Resource: g.resource}, oldObj.GetName(), why)
+	}
+	w.stale = true
+	return g.contentIn(old, g.storageVersion)
 }
 
 // newerResourceVersion reports whether resourceVersion a is later than b; false when either
