@@ -351,7 +351,7 @@ func (g *FieldGates) prepareInStorageVersion(ctx context.Context, newObj *unstru
 			return nil, invalid(newObj, fieldErr)
 		}
 		if g.pruned[gv.Version] {
-			changes = g.afterPrunedDecoding(ctx, old, oldContent, changes)
+			changes = g.afterPrunedDecoding(ctx, gv.Version, old, oldContent, changes)
 		}
 		return changes, nil
 	}
@@ -395,7 +395,7 @@ func (g *FieldGates) prepareInStorageVersion(ctx context.Context, newObj *unstru
 // write keeps the stored object and old completed with those values (see completeOld): the
 // generation is computed against the completed old (see comparedOld), and an update whose
 // result is the stored object persists nothing (see errUnchanged).
-func (g *FieldGates) afterPrunedDecoding(ctx context.Context, old runtime.Object, stored map[string]interface{}, changes []featuregates.Change) []featuregates.Change {
+func (g *FieldGates) afterPrunedDecoding(ctx context.Context, version string, old runtime.Object, stored map[string]interface{}, changes []featuregates.Change) []featuregates.Change {
 	own := changes[:0:0]
 	for _, c := range changes {
 		if c.Kind != featuregates.NotApplied {
@@ -404,7 +404,7 @@ func (g *FieldGates) afterPrunedDecoding(ctx context.Context, old runtime.Object
 	}
 	if w := gatedWriteFrom(ctx); w != nil && g.stored != nil && stored != nil && !w.stale {
 		w.storedOld, w.comparedOld = stored, g.completeOld(old, stored)
-		w.prunedIn, w.prunedGates = old.GetObjectKind().GroupVersionKind().Version, g
+		w.prunedIn, w.prunedGates = version, g
 	}
 	return own
 }
@@ -486,10 +486,11 @@ func (g *FieldGates) storedContent(ctx context.Context, old runtime.Object) (map
 		return nil, fmt.Errorf("field feature gates: the storage version's endpoint returned %T", obj)
 	}
 	if u.GetResourceVersion() != oldObj.GetResourceVersion() {
+		modified := fmt.Errorf("the object has been modified; please apply your changes to the latest version and try again")
 		if newerResourceVersion(u.GetResourceVersion(), oldObj.GetResourceVersion()) {
-			return g.staleAttempt(ctx, old, fmt.Errorf("the object has been modified; please apply your changes to the latest version and try again"))
+			return g.staleAttempt(ctx, old, modified)
 		}
-		return nil, apierrors.NewConflict(schema.GroupResource{Group: g.storageVersion.Group, Resource: g.resource}, oldObj.GetName(), fmt.Errorf("the object has been modified; please apply your changes to the latest version and try again"))
+		return nil, g.conflict(oldObj.GetName(), modified)
 	}
 	return u.UnstructuredContent(), nil
 }
@@ -504,11 +505,19 @@ func (g *FieldGates) storedContent(ctx context.Context, old runtime.Object) (map
 func (g *FieldGates) staleAttempt(ctx context.Context, old runtime.Object, why error) (map[string]interface{}, error) {
 	w := gatedWriteFrom(ctx)
 	if w == nil {
-		oldObj, _ := old.(*unstructured.Unstructured)
-		return nil, apierrors.NewConflict(schema.GroupResource{Group: g.storageVersion.Group, Resource: g.resource}, oldObj.GetName(), why)
+		name := ""
+		if oldObj, ok := old.(*unstructured.Unstructured); ok && oldObj != nil {
+			name = oldObj.GetName()
+		}
+		return nil, g.conflict(name, why)
 	}
 	w.stale = true
 	return g.contentIn(old, g.storageVersion)
+}
+
+// conflict is the 409 of an update to the named object of g's CRD.
+func (g *FieldGates) conflict(name string, why error) error {
+	return apierrors.NewConflict(schema.GroupResource{Group: g.storageVersion.Group, Resource: g.resource}, name, why)
 }
 
 // newerResourceVersion reports whether resourceVersion a is later than b; false when either
