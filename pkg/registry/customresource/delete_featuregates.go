@@ -21,6 +21,7 @@ import (
 	"fmt"
 
 	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
+	schemaobjectmeta "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/objectmeta"
 	structuralpruning "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -159,8 +160,10 @@ func (g *FieldGates) validateDecodedIn(version string, next rest.ValidateObjectF
 
 // asDecodedIn returns obj, an object read in the storage version, as decoding in version gives
 // it: a copy converted to that version (with conversion None, only apiVersion changes),
-// pruned by that version's schema, without the nulls that pruning removes there. Any other
-// object is returned as it is: a status, or nil. obj is not modified.
+// pruned by that version's schema, without the nulls that pruning removes there, and with the
+// metadata of the resources it embeds coerced by that schema as reading from storage does
+// (unknown and malformed metadata fields dropped). Any other object is returned as it is: a
+// status, or nil. obj is not modified.
 func (g *FieldGates) asDecodedIn(obj runtime.Object, version string) (runtime.Object, error) {
 	u, ok := obj.(*unstructured.Unstructured)
 	if !ok || u == nil {
@@ -183,6 +186,9 @@ func (g *FieldGates) asDecodedIn(obj runtime.Object, version string) (runtime.Ob
 	if s := g.schemas[version]; s != nil {
 		structuralpruning.Prune(out.Object, s, true)
 		structuraldefaulting.PruneNonNullableNullsWithoutDefaults(out.Object, s)
+		if err, _ := schemaobjectmeta.CoerceWithOptions(nil, out.Object, s, false, schemaobjectmeta.CoerceOptions{DropInvalidFields: true}); err != nil {
+			return nil, fmt.Errorf("field feature gates: cannot coerce the embedded metadata of %q as decoded in %s: %w", u.GetName(), gv, err)
+		}
 	}
 	return out, nil
 }

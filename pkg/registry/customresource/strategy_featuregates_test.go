@@ -723,3 +723,78 @@ func TestFieldGatesPrunedVersionOtherScope(t *testing.T) {
 		})
 	}
 }
+
+// TestFieldGatesAsDecodedIn checks the view of a stored object that a pruned version's
+// admission and deletion checks get: what reading the object through that version gives.
+func TestFieldGatesAsDecodedIn(t *testing.T) {
+	featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, apiextensionsfeatures.CRDFieldLevelVersioning, true)
+	object := structuralschema.Structural{Generic: structuralschema.Generic{Type: "object"}, Properties: map[string]structuralschema.Structural{
+		"k": {Generic: structuralschema.Generic{Type: "string"}},
+	}}
+	embedded := structuralschema.Structural{Generic: structuralschema.Generic{Type: "object"},
+		Extensions: structuralschema.Extensions{XEmbeddedResource: true, XPreserveUnknownFields: true}}
+	untyped := structuralschema.Structural{Generic: structuralschema.Generic{Type: "object"},
+		Extensions: structuralschema.Extensions{XPreserveUnknownFields: true}}
+	v1 := fieldGateTestSchema() // the storage version: spec.extra, spec.template untyped
+	v1.Properties["spec"].Properties["extra"] = object
+	v1.Properties["spec"].Properties["template"] = untyped
+	v2 := fieldGateTestSchema() // no spec.extra; spec.template an embedded resource
+	v2.Properties["spec"].Properties["template"] = embedded
+
+	crd := fieldGateTestCRD(apiextensionsv1.NoneConverter, apiextensionsv1.CustomResourceDefinitionFeatureGate{
+		Name: "Extra", PreRelease: "alpha", FieldPaths: []string{".spec.extra"}})
+	crd.Name = "crontabs.stable.example.com"
+	crd.Spec.Versions = []apiextensionsv1.CustomResourceDefinitionVersion{{Name: "v1", Storage: true}, {Name: "v2"}}
+	g := NewFieldGates(crd, "v1", map[string]*structuralschema.Structural{"v1": v1, "v2": v2}, nil)
+	if g == nil {
+		t.Fatal("NewFieldGates returned nil for a CRD with a disabled gate")
+	}
+	for _, tc := range []struct {
+		name, version, stored string
+		want                  string // the spec as decoded in version
+	}{
+		{name: "the storage version", version: "v1",
+			stored: `{"image":"a","extra":{"k":"s"}}`,
+			want:   `{"image":"a","extra":{"k":"s"}}`},
+		{name: "a path the version lacks is pruned", version: "v2",
+			stored: `{"image":"a","extra":{"k":"s"}}`,
+			want:   `{"image":"a"}`},
+		{name: "an embedded resource's metadata is coerced", version: "v2",
+			stored: `{"template":{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","bogus":1,"labels":{"a":"b"}},"x":1}}`,
+			want:   `{"template":{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","labels":{"a":"b"}},"x":1}}`},
+		{name: "malformed embedded metadata is dropped", version: "v2",
+			stored: `{"template":{"kind":"Pod","metadata":{"name":"p","labels":5}}}`,
+			want:   `{"template":{"kind":"Pod","metadata":{"name":"p"}}}`},
+		{name: "the storage version does not coerce what it does not embed", version: "v1",
+			stored: `{"template":{"kind":"Pod","metadata":{"name":"p","bogus":1}}}`,
+			want:   `{"template":{"kind":"Pod","metadata":{"name":"p","bogus":1}}}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			stored := cr(t, "stable.example.com/v1", 1, `"spec":`+tc.stored)
+			before := stored.DeepCopy()
+			got, err := g.asDecodedIn(stored, tc.version)
+			if err != nil {
+				t.Fatal(err)
+			}
+			u := got.(*unstructured.Unstructured)
+			if want := "stable.example.com/" + tc.version; u.GetAPIVersion() != want {
+				t.Errorf("apiVersion %q, want %q", u.GetAPIVersion(), want)
+			}
+			var want interface{}
+			if err := json.Unmarshal([]byte(tc.want), &want); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(want, jsonOf(t, u)["spec"]); diff != "" {
+				t.Errorf("spec as decoded in %s (-want +got):\n%s", tc.version, diff)
+			}
+			if diff := cmp.Diff(before.Object, stored.Object); diff != "" {
+				t.Errorf("the stored object was modified (-before +after):\n%s", diff)
+			}
+		})
+	}
+	for _, obj := range []runtime.Object{nil, &metav1.Status{Status: metav1.StatusSuccess}} {
+		if got, err := g.asDecodedIn(obj, "v2"); err != nil || got != obj {
+			t.Errorf("asDecodedIn(%T) = %v, %v; want it unchanged", obj, got, err)
+		}
+	}
+}
