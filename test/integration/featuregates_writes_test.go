@@ -65,11 +65,21 @@ func writesCRD(t *testing.T, plural string) *apiextensionsv1.CustomResourceDefin
 	// it, then in the storage version v1.
 	v2 := *crd.Spec.Versions[0].DeepCopy()
 	v2.Name, v2.Storage = "v2", false
-	crd.Spec.Versions = append(crd.Spec.Versions, v2)
+	// A third version without a gated field (prunedVersion): reading through it prunes the
+	// stored value, and writes through it cannot send one; while HostPortGate is off, the
+	// stored values are kept, and while it is on, a write through v3 erases them, as upstream's
+	// pruning does (docs/reference/semantics.md).
+	v3 := *crd.Spec.Versions[0].DeepCopy()
+	v3.Name, v3.Storage = prunedVersion, false
+	delete(v3.Schema.OpenAPIV3Schema.Properties["spec"].Properties["ports"].Items.Schema.Properties, "hostPort")
+	crd.Spec.Versions = append(crd.Spec.Versions, v2, v3)
 	return crd
 }
 
-// versionClient is the client of the fuzzed CRD's objects in version (v1 or v2).
+// prunedVersion is the fuzzed CRD's version whose schema lacks .spec.ports[*].hostPort.
+const prunedVersion = "v3"
+
+// versionClient is the client of the fuzzed CRD's objects in version (v1, v2 or v3).
 func (e *gatesEnv) versionClient(crd *apiextensionsv1.CustomResourceDefinition, version string) dynamic.ResourceInterface {
 	gvr := schema.GroupVersionResource{Group: crd.Spec.Group, Version: version, Resource: crd.Spec.Names.Plural}
 	return e.dynamic.Resource(gvr).Namespace(gatesTestNamespace)
@@ -147,7 +157,7 @@ func TestFieldGatesWritesAgainstModel(t *testing.T) {
 				c.family, c.verb = "create", "POST"
 				spec, _ := g.Write(g.Spec(), "")
 				c.name = fmt.Sprintf("new%d", done)
-				c.sent = decoded(map[string]interface{}{"spec": spec})
+				c.sent = decoded(map[string]interface{}{"spec": spec}, "v1")
 				c.want, c.refused = model.Expect(nil, c.sent)
 				env.fuzzCreate(t, crd, &c)
 				count(c.family, c.refused)
@@ -163,7 +173,7 @@ func TestFieldGatesWritesAgainstModel(t *testing.T) {
 				storedSpec = map[string]interface{}{}
 			}
 			env.fuzzUpdate(t, crd, r, g, stored, storedSpec, &c)
-			c.sent = decoded(c.sent)
+			c.sent = decoded(c.sent, c.version)
 			c.want, c.refused = model.Expect(c.stored, c.sent)
 			env.fuzzCheck(t, crd, stored, &c)
 			count(c.family, c.refused)
@@ -320,9 +330,13 @@ func (e *gatesEnv) fuzzUpdate(t *testing.T, crd *apiextensionsv1.CustomResourceD
 	t.Helper()
 	ctx := context.Background()
 	c.dryRun = r.Intn(10) == 0
-	c.version = "v1"
-	if r.Intn(3) == 0 {
+	switch r.Intn(4) {
+	case 0:
 		c.version = "v2"
+	case 1:
+		c.version = prunedVersion
+	default:
+		c.version = "v1"
 	}
 	client := e.versionClient(crd, c.version)
 	var dry []string
@@ -417,9 +431,10 @@ func (e *gatesEnv) fuzzCheck(t *testing.T, crd *apiextensionsv1.CustomResourceDe
 	}
 }
 
-// decoded is the object as the server decodes it: a null at a field that is not nullable
-// and has no default is pruned (every field of the fuzzed spec but backup).
-func decoded(obj map[string]interface{}) map[string]interface{} {
+// decoded is the object as the server decodes it in version: a null at a field that is not
+// nullable and has no default is pruned (every field of the fuzzed spec but backup), and so
+// is, in prunedVersion, every port's hostPort.
+func decoded(obj map[string]interface{}, version string) map[string]interface{} {
 	spec, ok := obj["spec"].(map[string]interface{})
 	if !ok {
 		return obj
@@ -427,6 +442,13 @@ func decoded(obj map[string]interface{}) map[string]interface{} {
 	for k, v := range spec {
 		if v == nil && k != "backup" {
 			delete(spec, k)
+		}
+	}
+	if ports, ok := spec["ports"].([]interface{}); ok && version == prunedVersion {
+		for _, p := range ports {
+			if port, ok := p.(map[string]interface{}); ok {
+				delete(port, "hostPort")
+			}
 		}
 	}
 	return obj
