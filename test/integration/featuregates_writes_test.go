@@ -107,7 +107,7 @@ func fuzzWrites(t *testing.T) (int, int64) {
 // TestFieldGatesWritesAgainstModel is the model-based fuzzer on the real server and etcd:
 // objects are written with every gate on, then random gates are turned off, and random
 // writes of every family (writemodel.Families, plus creates and JSON patch move and copy)
-// are sent as PUT, merge patch or JSON patch, in either version, some as dry-run. Each write must store what the
+// are sent as PUT, merge patch or JSON patch, through any of the three versions, some as dry-run. Each write must store what the
 // reference model (test/featuregatetest/writemodel, written from the semantics page) says,
 // read back from etcd, or be refused with 422 and change nothing where the model refuses
 // it, and only there. A failure prints FUZZ_SEED to reproduce it.
