@@ -29,7 +29,11 @@ run() {
 for round in $(seq "$rounds"); do
   echo "[bench] round $round/$rounds"
   run pkg/registry/customresource "$out/customresource.test" \
-    -test.bench 'FieldGates(Convert|Scaling|IndexMemory|CELRules|OpenShift)$' -test.benchtime 3000x
+    -test.bench 'FieldGates(Convert|Scaling|IndexMemory|OpenShift)$' -test.benchtime 3000x
+  # The CEL rules' goal is a 5% ratio between two setups doing the same work, (a) and (b): at
+  # 3000 ops a setup lasts about 0.2 s here, and two runs measured (b)/(a) at 1.117 and 1.18 (performance.md);
+  # 10000 ops average more of the VM's hiccups out.
+  run pkg/registry/customresource "$out/customresource.test" -test.bench 'FieldGatesCELRules$' -test.benchtime 10000x
   run pkg/registry/customresource "$out/customresource.test" \
     -test.bench 'FieldGatesStrategy$/^PrepareForUpdate$' -test.benchtime 3000x
   # The operations of a few microseconds or less (the creates, the hook, the warnings): at
