@@ -80,6 +80,11 @@ type FieldGates struct {
 	// the request and from the object an update starts from, so the storage version's step of
 	// prepare runs on the object as stored (see storedContent).
 	pruned map[string]bool
+	// unsendable are, by version of pruned, the lists and maps on the way to a disabled path
+	// of the storage version that the version's schema lacks: a write in that version keeps
+	// them as stored (featuregates.Index.PrepareForUpdateIn), since its client cannot send
+	// them.
+	unsendable map[string]*featuregates.Unsendable
 	// schemas are the versions' structural schemas, with a conversion webhook or when some
 	// version is pruned: a deletion through another version runs in the storage version's
 	// store (see REST.Delete), and what admission and the client see of the object is pruned
@@ -145,6 +150,12 @@ func NewFieldGates(crd *apiextensionsv1.CustomResourceDefinition, storageVersion
 					}
 					g.pruned[v.Version] = true
 					g.schemas = schemas
+					if u := g.storage.UnsendableIn(v.Schema); u != nil {
+						if g.unsendable == nil {
+							g.unsendable = map[string]*featuregates.Unsendable{}
+						}
+						g.unsendable[v.Version] = u
+					}
 					break
 				}
 			}
@@ -335,7 +346,8 @@ func (g *FieldGates) prepareInStorageVersion(ctx context.Context, newObj *unstru
 		}
 	}
 	sent := g.storage.SentLists(stored.UnstructuredContent(), check)
-	changes, fieldErr := g.storage.PrepareForUpdate(stored.UnstructuredContent(), oldContent, scope)
+	unsendable := g.unsendable[gv.Version] // nil but for a version of pruned
+	changes, fieldErr := g.storage.PrepareForUpdateIn(stored.UnstructuredContent(), oldContent, scope, unsendable)
 	if fieldErr != nil {
 		return nil, invalid(newObj, fieldErr)
 	}
@@ -343,11 +355,11 @@ func (g *FieldGates) prepareInStorageVersion(ctx context.Context, newObj *unstru
 		// Conversion None: the gated object is newObj itself.
 		if restPruned {
 			// Not the write's doing: no warning.
-			if _, fieldErr := g.storage.PrepareForUpdate(stored.UnstructuredContent(), oldContent, rest); fieldErr != nil {
+			if _, fieldErr := g.storage.PrepareForUpdateIn(stored.UnstructuredContent(), oldContent, rest, unsendable); fieldErr != nil {
 				return nil, invalid(newObj, fieldErr)
 			}
 		}
-		if fieldErr := g.storage.CheckKept(stored.UnstructuredContent(), oldContent, sent, check); fieldErr != nil {
+		if fieldErr := g.storage.CheckKeptIn(stored.UnstructuredContent(), oldContent, sent, check, unsendable); fieldErr != nil {
 			return nil, invalid(newObj, fieldErr)
 		}
 		if g.pruned[gv.Version] {
@@ -403,7 +415,7 @@ func (g *FieldGates) afterPrunedDecoding(ctx context.Context, version string, ol
 		}
 	}
 	if w := gatedWriteFrom(ctx); w != nil && g.stored != nil && stored != nil && !w.stale {
-		w.storedOld, w.comparedOld = stored, g.completeOld(old, stored)
+		w.storedOld, w.comparedOld = stored, g.completeOld(old, version, stored)
 		w.prunedIn, w.prunedGates = version, g
 	}
 	return own
@@ -414,13 +426,13 @@ func (g *FieldGates) afterPrunedDecoding(ctx context.Context, version string, ol
 // decoding pruned put back, as gating puts them back into the new object; nil when gating
 // cannot complete it. Compared with the completed old, the new object differs only where the
 // write changed a live field, as in upstream's comparison of the two in that version.
-func (g *FieldGates) completeOld(old runtime.Object, stored map[string]interface{}) map[string]interface{} {
+func (g *FieldGates) completeOld(old runtime.Object, version string, stored map[string]interface{}) map[string]interface{} {
 	oldObj, ok := old.(*unstructured.Unstructured)
 	if !ok || oldObj == nil {
 		return nil
 	}
 	completed := oldObj.DeepCopy().UnstructuredContent()
-	if _, fieldErr := g.storage.PrepareForUpdate(completed, stored, featuregates.ScopeAll); fieldErr != nil {
+	if _, fieldErr := g.storage.PrepareForUpdateIn(completed, stored, featuregates.ScopeAll, g.unsendable[version]); fieldErr != nil {
 		return nil
 	}
 	return completed

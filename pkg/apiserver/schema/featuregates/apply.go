@@ -100,10 +100,18 @@ func (ix *Index) PrepareForCreate(obj map[string]interface{}, scope Scope) []Cha
 // changed so that the stored item that holds a disabled value cannot be told apart in the
 // new list (see correlate); the error's path is the list's.
 func (ix *Index) PrepareForUpdate(newObj, oldObj map[string]interface{}, scope Scope) ([]Change, *field.Error) {
+	return ix.PrepareForUpdateIn(newObj, oldObj, scope, nil)
+}
+
+// PrepareForUpdateIn is PrepareForUpdate for a write sent in a version whose schema lacks the
+// lists and maps in unsendable (UnsendableIn of that version's schema; nil for none): where
+// the write leaves out such a list or map, and the stored one holds a value at a disabled path,
+// the stored list or map is kept as it is, items and all, since the client could not send it.
+func (ix *Index) PrepareForUpdateIn(newObj, oldObj map[string]interface{}, scope Scope, unsendable *Unsendable) ([]Change, *field.Error) {
 	if !ix.HasDisabled() || newObj == nil {
 		return nil, nil
 	}
-	a := applier{scope: scope, targets: ix.targets}
+	a := applier{scope: scope, targets: ix.targets, unsendable: unsendable}
 	a.at = a.atBuf[:0]
 	a.fields(ix.disabled, newObj, oldObj, true)
 	if a.err != nil {
@@ -149,6 +157,8 @@ type applier struct {
 	// disabled paths, the usual number of changes at most: a write then allocates for neither.
 	atBuf   [8]step
 	targets int
+	// unsendable are the lists and maps the client's version lacks (see PrepareForUpdateIn).
+	unsendable *Unsendable
 }
 
 func (a *applier) record(p *GatedPath, kind ChangeKind) {
@@ -203,11 +213,17 @@ func (a *applier) value(n *node, newV interface{}, newHas bool, oldV interface{}
 //   - an object left out or sent as null is recreated to hold the stored values below it;
 //   - a list or map left out or sent as null lost its items with their values, as a write
 //     that removes every item does;
+//   - a list or map that the client's version lacks (see PrepareForUpdateIn), left out, is
+//     kept as stored;
 //   - a value of another kind is refused: keeping the stored values would undo the write,
 //     and storing it would lose them.
 func (a *applier) replaced(n *node, held *GatedPath, newV interface{}, newHas bool, oldV interface{}) (interface{}, bool) {
 	if n.wildcard != nil && n.wildcard.target != nil && len(n.children) == 0 {
 		a.record(n.wildcard.target, NotApplied)
+		return oldV, true
+	}
+	if !newHas && a.unsendable.lacks(n) {
+		a.record(held, NotApplied)
 		return oldV, true
 	}
 	if newHas && newV != nil {

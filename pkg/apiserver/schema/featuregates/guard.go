@@ -104,22 +104,29 @@ func (s *Sent) walk(n *node, v interface{}, at string) {
 // write removed it. The error is a 422's: its path is the value's or the list's, and it names
 // the gate. oldObj and result are not modified.
 func (ix *Index) CheckKept(result, oldObj map[string]interface{}, sent *Sent, scope Scope) *field.Error {
+	return ix.CheckKeptIn(result, oldObj, sent, scope, nil)
+}
+
+// CheckKeptIn is CheckKept for a write sent in a version whose schema lacks the lists and maps
+// in unsendable (UnsendableIn; nil for none): a stored list or map there that holds a value at
+// a disabled path must also be in result exactly as stored, since the write could not send it.
+func (ix *Index) CheckKeptIn(result, oldObj map[string]interface{}, sent *Sent, scope Scope, unsendable *Unsendable) *field.Error {
 	if !ix.HasDisabled() || result == nil {
 		return nil
 	}
 	// The walk tracks where it is only where it needs to: with lists without keys (Sent's
 	// keys), or, after a walk that found a fault, to name its place.
-	if err := ix.check(result, oldObj, sent, scope, sent != nil); err != errFault {
+	if err := ix.check(result, oldObj, sent, scope, sent != nil, unsendable); err != errFault {
 		return err
 	}
-	return ix.check(result, oldObj, sent, scope, true)
+	return ix.check(result, oldObj, sent, scope, true, unsendable)
 }
 
 // errFault is what a walk that does not track its place returns for a fault.
 var errFault = &field.Error{}
 
-func (ix *Index) check(result, oldObj map[string]interface{}, sent *Sent, scope Scope, track bool) *field.Error {
-	c := checker{sent: sent, track: track}
+func (ix *Index) check(result, oldObj map[string]interface{}, sent *Sent, scope Scope, track bool, unsendable *Unsendable) *field.Error {
+	c := checker{sent: sent, track: track, unsendable: unsendable}
 	for _, ch := range ix.disabled.children {
 		if !scope.includes(ch.name) {
 			continue
@@ -137,7 +144,8 @@ func (ix *Index) check(result, oldObj map[string]interface{}, sent *Sent, scope 
 }
 
 type checker struct {
-	sent *Sent
+	sent       *Sent
+	unsendable *Unsendable
 	// track is true when the walk keeps at, the place being checked, from the root (its field
 	// path and Sent's key are built from it when needed). Without it, the walk allocates
 	// nothing, and a fault is errFault.
@@ -237,6 +245,11 @@ func (c *checker) value(n *node, ov interface{}, oHas bool, rv interface{}, rHas
 			return c.fault(func(fp *field.Path) *field.Error { return lostError(fp, w.target) })
 		}
 		return nil
+	}
+	if c.unsendable.lacks(n) && (!rHas || !jsonEqual(ov, rv)) {
+		// The client's version cannot send this list or map: nothing the write did may
+		// change it.
+		return c.fault(func(fp *field.Path) *field.Error { return lostError(fp, stored) })
 	}
 	switch o := ov.(type) {
 	case map[string]interface{}:
