@@ -37,6 +37,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -65,18 +66,21 @@ func writesCRD(t *testing.T, plural string) *apiextensionsv1.CustomResourceDefin
 	// it, then in the storage version v1.
 	v2 := *crd.Spec.Versions[0].DeepCopy()
 	v2.Name, v2.Storage = "v2", false
-	// A third version without a gated field (prunedVersion): reading through it prunes the
-	// stored value, and writes through it cannot send one; while HostPortGate is off, the
-	// stored values are kept, and while it is on, a write through v3 erases them, as upstream's
-	// pruning does (docs/reference/semantics.md).
+	// A third version (prunedVersion) without a gated field, .spec.ports[*].hostPort, and
+	// without the map above one, .spec.limits: reading through it prunes the stored values,
+	// and writes through it cannot send any. While the gate is off, the stored values are
+	// kept (the map as stored, items and all), and while it is on, a write through v3 erases
+	// them, as upstream's pruning does (docs/reference/semantics.md).
 	v3 := *crd.Spec.Versions[0].DeepCopy()
 	v3.Name, v3.Storage = prunedVersion, false
 	delete(v3.Schema.OpenAPIV3Schema.Properties["spec"].Properties["ports"].Items.Schema.Properties, "hostPort")
+	delete(v3.Schema.OpenAPIV3Schema.Properties["spec"].Properties, "limits")
 	crd.Spec.Versions = append(crd.Spec.Versions, v2, v3)
 	return crd
 }
 
-// prunedVersion is the fuzzed CRD's version whose schema lacks .spec.ports[*].hostPort.
+// prunedVersion is the fuzzed CRD's version whose schema lacks .spec.ports[*].hostPort and
+// .spec.limits.
 const prunedVersion = "v3"
 
 // versionClient is the client of the fuzzed CRD's objects in version (v1, v2 or v3).
@@ -157,7 +161,7 @@ func TestFieldGatesWritesAgainstModel(t *testing.T) {
 				c.family, c.verb = "create", "POST"
 				spec, _ := g.Write(g.Spec(), "")
 				c.name = fmt.Sprintf("new%d", done)
-				c.sent = decoded(map[string]interface{}{"spec": spec}, "v1")
+				c.sent = decoded(map[string]interface{}{"spec": spec}, "v1", nil, nil)
 				c.want, c.refused = model.Expect(nil, c.sent)
 				env.fuzzCreate(t, crd, &c)
 				count(c.family, c.refused)
@@ -173,7 +177,7 @@ func TestFieldGatesWritesAgainstModel(t *testing.T) {
 				storedSpec = map[string]interface{}{}
 			}
 			env.fuzzUpdate(t, crd, r, g, stored, storedSpec, &c)
-			c.sent = decoded(c.sent, c.version)
+			c.sent = decoded(c.sent, c.version, storedSpec, off)
 			c.want, c.refused = model.Expect(c.stored, c.sent)
 			env.fuzzCheck(t, crd, stored, &c)
 			count(c.family, c.refused)
@@ -433,8 +437,11 @@ func (e *gatesEnv) fuzzCheck(t *testing.T, crd *apiextensionsv1.CustomResourceDe
 
 // decoded is the object as the server decodes it in version: a null at a field that is not
 // nullable and has no default is pruned (every field of the fuzzed spec but backup), and so
-// is, in prunedVersion, every port's hostPort.
-func decoded(obj map[string]interface{}, version string) map[string]interface{} {
+// are, in prunedVersion, every port's hostPort and .spec.limits. What the model gates in the
+// storage version then follows the rule for a map the client's version lacks: while MaxGate
+// is off (in off) and the stored map (in stored, the stored spec) holds a max, the write
+// leaves it as stored.
+func decoded(obj map[string]interface{}, version string, stored map[string]interface{}, off map[string]bool) map[string]interface{} {
 	spec, ok := obj["spec"].(map[string]interface{})
 	if !ok {
 		return obj
@@ -444,10 +451,22 @@ func decoded(obj map[string]interface{}, version string) map[string]interface{} 
 			delete(spec, k)
 		}
 	}
-	if ports, ok := spec["ports"].([]interface{}); ok && version == prunedVersion {
+	if version != prunedVersion {
+		return obj
+	}
+	if ports, ok := spec["ports"].([]interface{}); ok {
 		for _, p := range ports {
 			if port, ok := p.(map[string]interface{}); ok {
 				delete(port, "hostPort")
+			}
+		}
+	}
+	delete(spec, "limits")
+	if limits, ok := stored["limits"].(map[string]interface{}); ok && off["MaxGate"] {
+		for _, v := range limits {
+			if item, ok := v.(map[string]interface{}); ok && item["max"] != nil {
+				spec["limits"] = runtime.DeepCopyJSONValue(limits)
+				break
 			}
 		}
 	}
