@@ -24,6 +24,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
@@ -116,6 +117,9 @@ func TestFieldGatesPrunedVersionLacksTheList(t *testing.T) {
 	}
 	v2 := env.versionClient(crd, "v2")
 	env.create(t, crd, "g", `"spec":{"replicas":1,`+lists+`}`)
+	// Two items that look alike through v2, one holding a value in the list v2 lacks.
+	const lookAlikes = `{"rules":[{"name":"r1","filters":[{"kind":"k","secret":"s2"}]},{"name":"r1"}]}`
+	env.create(t, crd, "h", `"spec":`+lookAlikes)
 	env.setGate(t, crd, 0, false, "retry", `"spec":{"steps":[{"name":"p","retry":1}]}`)
 
 	keptLists := func(what string) {
@@ -209,6 +213,23 @@ func TestFieldGatesPrunedVersionLacksTheList(t *testing.T) {
 		if moved := after.Generation != before.Generation; moved != (w.live && !w.status) {
 			t.Errorf("%s through v2: generation %d -> %d", w.name, before.Generation, after.Generation)
 		}
+	}
+
+	// Through v2, h's rules read [{r1}, {r1}]: a label patch keeps each item's filters, and a
+	// removal of either item is refused, since which one went cannot be told.
+	var wantH map[string]interface{}
+	if err := utiljson.Unmarshal([]byte(lookAlikes), &wantH); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := v2.Patch(ctx, "h", types.MergePatchType, []byte(`{"metadata":{"labels":{"l":"v"}}}`), metav1.PatchOptions{}); err != nil {
+		t.Errorf("label patch of h through v2: %v", err)
+	}
+	_, err := v2.Patch(ctx, "h", types.JSONPatchType, []byte(`[{"op":"remove","path":"/spec/rules/0"}]`), metav1.PatchOptions{})
+	if !apierrors.IsInvalid(err) {
+		t.Errorf("removing one of two look-alike items of h through v2: %v, want 422", err)
+	}
+	if diff := cmp.Diff(wantH["rules"], env.stored(t, crd, "h")["spec"].(map[string]interface{})["rules"]); diff != "" {
+		t.Errorf("h's stored rules (-want +got):\n%s", diff)
 	}
 
 	// Enabled, the lists and maps are live, and a write through v2 erases them, as upstream's.

@@ -346,7 +346,7 @@ func (a *applier) list(n *node, items, oldItems []interface{}) []interface{} {
 		}
 		return items[:0]
 	}
-	match, err := correlateItems(n, items, oldItems)
+	match, err := correlateItems(n, items, oldItems, a.unsendable)
 	if err != nil {
 		a.fail(a.ambiguous(n, err))
 		return items

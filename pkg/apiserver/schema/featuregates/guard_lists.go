@@ -95,13 +95,13 @@ func (c *checker) pairKeyless(w *node, o, r []interface{}, holder []*GatedPath) 
 	taken := make([]bool, len(o))
 	byLook := map[string][]int{}
 	for j, it := range o {
-		k := canonical(withoutGated(w, it))
+		k := canonical(withoutGated(w, it, c.unsendable))
 		byLook[k] = append(byLook[k], j)
 	}
 	rLook := make([]string, len(r))
 	count := map[string]int{}
 	for i, it := range r {
-		rLook[i] = canonical(withoutGated(w, it))
+		rLook[i] = canonical(withoutGated(w, it, c.unsendable))
 		count[rLook[i]]++
 	}
 	// Same items, in order; a changed number of them only among wholly equal stored items.
@@ -315,10 +315,11 @@ func firstGated(n *node, v interface{}) *GatedPath {
 	return nil
 }
 
-// withoutGated returns v without its values at the disabled paths of n, and without the
-// objects and nulls that, on the way to a disabled path, are left empty or were null: how an
-// item looks to the rule. v is not modified.
-func withoutGated(n *node, v interface{}) interface{} {
+// withoutGated returns v without its values at the disabled paths of n, without the lists and
+// maps that the client's version lacks (u), and without the objects and nulls that, on the
+// way to a disabled path, are left empty or were null: how an item looks to the rule. v is
+// not modified.
+func withoutGated(n *node, v interface{}, u *Unsendable) interface{} {
 	switch x := v.(type) {
 	case map[string]interface{}:
 		if len(n.children) == 0 && n.wildcard == nil {
@@ -328,16 +329,16 @@ func withoutGated(n *node, v interface{}) interface{} {
 		for k, cv := range x {
 			child, named := childOf(n, k)
 			switch {
-			case named && child.target != nil:
+			case named && (child.target != nil || u.lacks(child)):
 			case named:
-				p := withoutGated(child, cv)
+				p := withoutGated(child, cv, u)
 				if m, isMap := p.(map[string]interface{}); p == nil || (isMap && len(m) == 0) {
 					continue
 				}
 				out[k] = p
-			case n.wildcard != nil && n.wildcard.target != nil:
+			case n.wildcard != nil && (n.wildcard.target != nil || u.lacks(n.wildcard)):
 			case n.wildcard != nil:
-				out[k] = withoutGated(n.wildcard, cv)
+				out[k] = withoutGated(n.wildcard, cv, u)
 			default:
 				out[k] = cv
 			}
@@ -347,12 +348,12 @@ func withoutGated(n *node, v interface{}) interface{} {
 		if n.wildcard == nil {
 			return v
 		}
-		if n.wildcard.target != nil {
+		if n.wildcard.target != nil || u.lacks(n.wildcard) {
 			return []interface{}{}
 		}
 		out := make([]interface{}, len(x))
 		for i, cv := range x {
-			out[i] = withoutGated(n.wildcard, cv)
+			out[i] = withoutGated(n.wildcard, cv, u)
 		}
 		return out
 	}

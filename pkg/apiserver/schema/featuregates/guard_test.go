@@ -255,8 +255,8 @@ func TestCheckKeptWithBrokenMatcher(t *testing.T) {
 	r := rand.New(rand.NewSource(*modelSeed))
 	g := &writemodel.Gen{R: r}
 	schema := writesSchema(t)
-	defer func(c func(*node, []interface{}, []interface{}) ([]int, *ambiguity)) { correlateItems = c }(correlateItems)
-	correlateItems = func(n *node, items, oldItems []interface{}) ([]int, *ambiguity) {
+	defer func(c func(*node, []interface{}, []interface{}, *Unsendable) ([]int, *ambiguity)) { correlateItems = c }(correlateItems)
+	correlateItems = func(n *node, items, oldItems []interface{}, _ *Unsendable) ([]int, *ambiguity) {
 		// At random, but the same for the same lists, so that a write gated twice is gated
 		// alike.
 		h := fnv.New64a()

@@ -58,7 +58,7 @@ var correlateItems = correlate
 //   - A holder still unpaired is removed, with its values, when no new item is unpaired;
 //     otherwise correlate returns an ambiguity (the write must be refused): it may have been
 //     moved, swapped or edited together with its neighbours into one of those new items.
-func correlate(n *node, items, oldItems []interface{}) ([]int, *ambiguity) {
+func correlate(n *node, items, oldItems []interface{}, u *Unsendable) ([]int, *ambiguity) {
 	match := make([]int, len(items))
 	for i := range match {
 		match[i] = -1
@@ -95,13 +95,13 @@ func correlate(n *node, items, oldItems []interface{}) ([]int, *ambiguity) {
 	// Same item: equal outside the disabled paths, in order.
 	oldGroups := map[string][]int{}
 	for j, it := range oldItems {
-		k := projectionKey(n.wildcard, it)
+		k := projectionKey(n.wildcard, it, u)
 		oldGroups[k] = append(oldGroups[k], j)
 	}
 	newGroups := map[string][]int{}
 	var order []string
 	for i, it := range items {
-		k := projectionKey(n.wildcard, it)
+		k := projectionKey(n.wildcard, it, u)
 		if _, seen := newGroups[k]; !seen {
 			order = append(order, k)
 		}
@@ -335,16 +335,18 @@ func firstHeld(n *node, v interface{}) *GatedPath {
 // Objects that hold nothing but disabled values, and nulls, on the way to a disabled path
 // are left out as well, so that an item the write sent without a parent, with an empty
 // parent or with a null one is the same item as the stored one with the parent.
-func projectionKey(n *node, v interface{}) string {
-	b, err := json.Marshal(project(n, v))
+func projectionKey(n *node, v interface{}, u *Unsendable) string {
+	b, err := json.Marshal(project(n, v, u))
 	if err != nil {
 		return fmt.Sprintf("%#v", v) // not JSON-marshalable: no two such items are the same
 	}
 	return string(b)
 }
 
-// project returns v without its values at the disabled paths of n; v is not modified.
-func project(n *node, v interface{}) interface{} {
+// project returns v without its values at the disabled paths of n, and without the lists and
+// maps that the client's version lacks (u; see Unsendable), which its client can neither see
+// nor send; v is not modified.
+func project(n *node, v interface{}, u *Unsendable) interface{} {
 	if n == nil || v == nil {
 		return v
 	}
@@ -362,11 +364,11 @@ func project(n *node, v interface{}) interface{} {
 			if !ok {
 				continue
 			}
-			if c.node.target != nil {
+			if c.node.target != nil || u.lacks(c.node) {
 				delete(out, c.name)
 				continue
 			}
-			p := project(c.node, cv)
+			p := project(c.node, cv, u)
 			if m, isMap := p.(map[string]interface{}); p == nil || (isMap && len(m) == 0) {
 				delete(out, c.name)
 				continue
@@ -378,10 +380,10 @@ func project(n *node, v interface{}) interface{} {
 				if _, named := childNamed(n, k); named {
 					continue
 				}
-				if n.wildcard.target != nil {
+				if n.wildcard.target != nil || u.lacks(n.wildcard) {
 					delete(out, k)
 				} else {
-					out[k] = project(n.wildcard, cv)
+					out[k] = project(n.wildcard, cv, u)
 				}
 			}
 		}
@@ -390,12 +392,12 @@ func project(n *node, v interface{}) interface{} {
 		if n.wildcard == nil {
 			return v
 		}
-		if n.wildcard.target != nil {
+		if n.wildcard.target != nil || u.lacks(n.wildcard) {
 			return []interface{}{}
 		}
 		out := make([]interface{}, len(x))
 		for i, cv := range x {
-			out[i] = project(n.wildcard, cv)
+			out[i] = project(n.wildcard, cv, u)
 		}
 		return out
 	}

@@ -115,23 +115,73 @@ func TestUnsendable(t *testing.T) {
 	}
 }
 
-// TestUnsendableBelowAListWithoutKeys: items of a list without keys that the write reorders
-// are told apart by what they hold outside the disabled paths, and a list below them that the
-// client's version lacks is part of that: the write is refused, with nothing changed, where a
-// client of that version could not have done otherwise. A known limitation
-// (docs/reference/semantics.md, "Which new item continues a stored one").
+// TestUnsendableBelowAListWithoutKeys: items of a list without keys are told apart by what
+// they hold outside the disabled paths and outside the lists and maps the client's version
+// lacks, since that client shows and sends its items without them: a write that sends the
+// items back as read, or reorders them, keeps each stored list with its item; one that
+// removes one of two items that look alike from that version, when only one holds a value, is
+// refused, since which one it removed cannot be told. The last check agrees with gating on
+// each.
 func TestUnsendableBelowAListWithoutKeys(t *testing.T) {
-	gates := []GateSpec{{Name: "Size", PreRelease: Alpha, FieldPaths: []string{".spec.rules[*].filters[*].secret"}}}
+	gates := []GateSpec{{Name: "Size", PreRelease: Alpha, FieldPaths: []string{".spec.rules[*].filters[*].secret", ".spec.groups[*].limits[*].secret"}}}
 	storage := structuralFromJSON(t, `{"type":"object","properties":{"spec":{"type":"object","properties":{
-		"rules":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"filters":{"type":"array","items":{"type":"object","properties":{"kind":{"type":"string"},"secret":{"type":"string"}}}}}}}}}}}`)
+		"rules":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"filters":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"secret":{"type":"string"}}}}}}},
+		"groups":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"limits":{"type":"object","additionalProperties":{"type":"object","properties":{"secret":{"type":"string"}}}}}}}}}}}`)
 	lacking := structuralFromJSON(t, `{"type":"object","properties":{"spec":{"type":"object","properties":{
-		"rules":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"}}}}}}}}`)
+		"rules":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"}}}},
+		"groups":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"}}}}}}}}`)
 	ix := Compile(gates, storage)
 	u := ix.UnsendableIn(lacking)
-	old := objFromJSON(t, `{"spec":{"rules":[{"name":"r","filters":[{"kind":"k","secret":"s1"}]},{"name":"q"}]}}`)
-	sent := objFromJSON(t, `{"spec":{"rules":[{"name":"q"},{"name":"r"}]}}`)
-	if _, err := ix.PrepareForUpdateIn(sent, old, ScopeAll, u); err == nil || err.Field != "spec.rules" {
-		t.Errorf("PrepareForUpdateIn = %v, want a refusal at spec.rules", err)
+	for _, tc := range []struct {
+		name, old, sent string
+		want            string // "" when the write must be refused at spec.rules or spec.groups
+	}{
+		{name: "sent back as read",
+			old:  `{"spec":{"rules":[{"name":"r1","filters":[{"name":"f1","secret":"S1"},{"name":"f2","secret":"S2"}]},{"name":"r2","filters":[{"name":"f3","secret":"S3"}]}]}}`,
+			sent: `{"spec":{"rules":[{"name":"r1"},{"name":"r2"}]}}`,
+			want: `{"spec":{"rules":[{"name":"r1","filters":[{"name":"f1","secret":"S1"},{"name":"f2","secret":"S2"}]},{"name":"r2","filters":[{"name":"f3","secret":"S3"}]}]}}`},
+		{name: "reordered",
+			old:  `{"spec":{"rules":[{"name":"r","filters":[{"name":"f","secret":"S1"}]},{"name":"q"}]}}`,
+			sent: `{"spec":{"rules":[{"name":"q"},{"name":"r"}]}}`,
+			want: `{"spec":{"rules":[{"name":"q"},{"name":"r","filters":[{"name":"f","secret":"S1"}]}]}}`},
+		{name: "look-alikes sent back as read",
+			old:  `{"spec":{"rules":[{"name":"r1","filters":[{"name":"f1","secret":"S1"}]},{"name":"r1"}]}}`,
+			sent: `{"spec":{"rules":[{"name":"r1"},{"name":"r1"}]}}`,
+			want: `{"spec":{"rules":[{"name":"r1","filters":[{"name":"f1","secret":"S1"}]},{"name":"r1"}]}}`},
+		{name: "one of two look-alikes removed",
+			old:  `{"spec":{"rules":[{"name":"r1"},{"name":"r1","filters":[{"name":"f1","secret":"S1"}]}]}}`,
+			sent: `{"spec":{"rules":[{"name":"r1"}]}}`},
+		{name: "one of two look-alikes removed, a map below",
+			old:  `{"spec":{"groups":[{"name":"g","limits":{"x":{"secret":"S1"}}},{"name":"g"}]}}`,
+			sent: `{"spec":{"groups":[{"name":"g"}]}}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			old, sent := objFromJSON(t, tc.old), objFromJSON(t, tc.sent)
+			got := runtime.DeepCopyJSON(sent)
+			_, err := ix.PrepareForUpdateIn(got, old, ScopeAll, u)
+			if tc.want == "" {
+				if err == nil || (err.Field != "spec.rules" && err.Field != "spec.groups") {
+					t.Errorf("PrepareForUpdateIn = %v, %s; want a refusal at the list", err, jsonString(got))
+				}
+				// The last check refuses what gating gives without knowing the version.
+				plain := runtime.DeepCopyJSON(sent)
+				if _, err := ix.PrepareForUpdate(plain, old, ScopeAll); err == nil {
+					if err := ix.CheckKeptIn(plain, old, ix.SentLists(sent, ScopeAll), ScopeAll, u); err == nil {
+						t.Errorf("CheckKeptIn accepted %s", jsonString(plain))
+					}
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("PrepareForUpdateIn: %v", err)
+			}
+			if diff := cmp.Diff(objFromJSON(t, tc.want), got); diff != "" {
+				t.Errorf("PrepareForUpdateIn (-want +got):\n%s", diff)
+			}
+			if err := ix.CheckKeptIn(got, old, ix.SentLists(sent, ScopeAll), ScopeAll, u); err != nil {
+				t.Errorf("CheckKeptIn refused the result: %v", err)
+			}
+		})
 	}
 }
 
