@@ -50,7 +50,7 @@ properties:
       group: {type: object, properties: {other: {type: string}, items: {type: array, items: {type: object, properties: {x: {type: string}, note: {type: string}}}}}}
       steps: {type: array, items: {type: object, properties: {name: {type: string}, retry: {type: integer}}}}
       ports: {type: array, x-kubernetes-list-type: map, x-kubernetes-list-map-keys: [name], items: {type: object, required: [name], properties: {name: {type: string}, hostPort: {type: integer}}}}
-      rules: {type: array, items: {type: object, properties: {name: {type: string}, filters: {type: array, items: {type: object, properties: {kind: {type: string}, secret: {type: string}}}}}}}
+      rules: {type: array, items: {type: object, properties: {name: {type: string}, zone: {type: string}, filters: {type: array, items: {type: object, properties: {kind: {type: string}, secret: {type: string}}}}}}}
   status:
     type: object
     properties:
@@ -117,8 +117,9 @@ func TestFieldGatesPrunedVersionLacksTheList(t *testing.T) {
 	}
 	v2 := env.versionClient(crd, "v2")
 	env.create(t, crd, "g", `"spec":{"replicas":1,`+lists+`}`)
-	// Two items that look alike through v2, one holding a value in the list v2 lacks.
-	const lookAlikes = `{"rules":[{"name":"r1","filters":[{"kind":"k","secret":"s2"}]},{"name":"r1"}]}`
+	// Two items that look alike through v2, one holding a value in the list v2 lacks, and a
+	// live field v2 lacks too.
+	const lookAlikes = `{"rules":[{"name":"r1","zone":"a","filters":[{"kind":"k","secret":"s2"}]},{"name":"r1"}]}`
 	env.create(t, crd, "h", `"spec":`+lookAlikes)
 	env.setGate(t, crd, 0, false, "retry", `"spec":{"steps":[{"name":"p","retry":1}]}`)
 
@@ -215,21 +216,29 @@ func TestFieldGatesPrunedVersionLacksTheList(t *testing.T) {
 		}
 	}
 
-	// Through v2, h's rules read [{r1}, {r1}]: a label patch keeps each item's filters, and a
-	// removal of either item is refused, since which one went cannot be told.
-	var wantH map[string]interface{}
-	if err := utiljson.Unmarshal([]byte(lookAlikes), &wantH); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := v2.Patch(ctx, "h", types.MergePatchType, []byte(`{"metadata":{"labels":{"l":"v"}}}`), metav1.PatchOptions{}); err != nil {
-		t.Errorf("label patch of h through v2: %v", err)
+	// Through v2, h's rules read [{r1}, {r1}]: a removal of either item is refused, since
+	// which one went cannot be told, and a label patch keeps each item's filters (and erases
+	// the live zone v2 lacks, as upstream's does).
+	hRules := func(s string) interface{} {
+		var m map[string]interface{}
+		if err := utiljson.Unmarshal([]byte(s), &m); err != nil {
+			t.Fatal(err)
+		}
+		return m["rules"]
 	}
 	_, err := v2.Patch(ctx, "h", types.JSONPatchType, []byte(`[{"op":"remove","path":"/spec/rules/0"}]`), metav1.PatchOptions{})
 	if !apierrors.IsInvalid(err) {
 		t.Errorf("removing one of two look-alike items of h through v2: %v, want 422", err)
 	}
-	if diff := cmp.Diff(wantH["rules"], env.stored(t, crd, "h")["spec"].(map[string]interface{})["rules"]); diff != "" {
-		t.Errorf("h's stored rules (-want +got):\n%s", diff)
+	if diff := cmp.Diff(hRules(lookAlikes), env.stored(t, crd, "h")["spec"].(map[string]interface{})["rules"]); diff != "" {
+		t.Errorf("h's stored rules after the refused removal (-want +got):\n%s", diff)
+	}
+	if _, err := v2.Patch(ctx, "h", types.MergePatchType, []byte(`{"metadata":{"labels":{"l":"v"}}}`), metav1.PatchOptions{}); err != nil {
+		t.Errorf("label patch of h through v2: %v", err)
+	}
+	wantRules := hRules(`{"rules":[{"name":"r1","filters":[{"kind":"k","secret":"s2"}]},{"name":"r1"}]}`)
+	if diff := cmp.Diff(wantRules, env.stored(t, crd, "h")["spec"].(map[string]interface{})["rules"]); diff != "" {
+		t.Errorf("h's stored rules after a label patch (-want +got):\n%s", diff)
 	}
 
 	// Enabled, the lists and maps are live, and a write through v2 erases them, as upstream's.

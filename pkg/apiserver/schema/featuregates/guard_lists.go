@@ -95,13 +95,13 @@ func (c *checker) pairKeyless(w *node, o, r []interface{}, holder []*GatedPath) 
 	taken := make([]bool, len(o))
 	byLook := map[string][]int{}
 	for j, it := range o {
-		k := canonical(withoutGated(w, it, c.unsendable))
+		k := canonical(withoutGated(w, c.unsendable.shown(w, it), c.unsendable))
 		byLook[k] = append(byLook[k], j)
 	}
 	rLook := make([]string, len(r))
 	count := map[string]int{}
 	for i, it := range r {
-		rLook[i] = canonical(withoutGated(w, it, c.unsendable))
+		rLook[i] = canonical(withoutGated(w, c.unsendable.shown(w, it), c.unsendable))
 		count[rLook[i]]++
 	}
 	// Same items, in order; a changed number of them only among wholly equal stored items.

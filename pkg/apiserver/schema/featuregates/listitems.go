@@ -95,13 +95,13 @@ func correlate(n *node, items, oldItems []interface{}, u *Unsendable) ([]int, *a
 	// Same item: equal outside the disabled paths, in order.
 	oldGroups := map[string][]int{}
 	for j, it := range oldItems {
-		k := projectionKey(n.wildcard, it, u)
+		k := projectionKey(n.wildcard, u.shown(n.wildcard, it), u)
 		oldGroups[k] = append(oldGroups[k], j)
 	}
 	newGroups := map[string][]int{}
 	var order []string
 	for i, it := range items {
-		k := projectionKey(n.wildcard, it, u)
+		k := projectionKey(n.wildcard, u.shown(n.wildcard, it), u)
 		if _, seen := newGroups[k]; !seen {
 			order = append(order, k)
 		}
