@@ -182,7 +182,7 @@ func (e *gatesEnv) assertWarnings(t *testing.T, want ...string) {
 func crObject(t *testing.T, crd *apiextensionsv1.CustomResourceDefinition, name, content string) *unstructured.Unstructured {
 	t.Helper()
 	u := &unstructured.Unstructured{}
-	doc := fmt.Sprintf(`{"apiVersion":"stable.example.com/v1","kind":"CronTab","metadata":{"name":%q,"namespace":%q}%s}`, name, gatesTestNamespace, prefixComma(content))
+	doc := fmt.Sprintf(`{"apiVersion":"%s/v1","kind":%q,"metadata":{"name":%q,"namespace":%q}%s}`, crd.Spec.Group, crd.Spec.Names.Kind, name, gatesTestNamespace, prefixComma(content))
 	if err := json.Unmarshal([]byte(doc), &u.Object); err != nil {
 		t.Fatalf("bad object %s: %v", doc, err)
 	}

@@ -75,12 +75,19 @@ func writesCRD(t *testing.T, plural string) *apiextensionsv1.CustomResourceDefin
 	v3.Name, v3.Storage = prunedVersion, false
 	delete(v3.Schema.OpenAPIV3Schema.Properties["spec"].Properties["ports"].Items.Schema.Properties, "hostPort")
 	delete(v3.Schema.OpenAPIV3Schema.Properties["spec"].Properties, "limits")
+	// v3 also defaults .spec.steps[*].mode, which the storage version does not: writes
+	// through v3 get it in every item, the stored items have it or not, and the rule tells
+	// them apart as v3 decodes them.
+	steps := v3.Schema.OpenAPIV3Schema.Properties["spec"].Properties["steps"]
+	mode := steps.Items.Schema.Properties["mode"]
+	mode.Default = &apiextensionsv1.JSON{Raw: []byte(strconv.Quote(writemodel.DefaultMode))}
+	steps.Items.Schema.Properties["mode"] = mode
 	crd.Spec.Versions = append(crd.Spec.Versions, v2, v3)
 	return crd
 }
 
 // prunedVersion is the fuzzed CRD's version whose schema lacks .spec.ports[*].hostPort and
-// .spec.limits.
+// .spec.limits, and defaults .spec.steps[*].mode.
 const prunedVersion = "v3"
 
 // versionClient is the client of the fuzzed CRD's objects in version (v1, v2 or v3).
@@ -178,7 +185,11 @@ func TestFieldGatesWritesAgainstModel(t *testing.T) {
 			}
 			env.fuzzUpdate(t, crd, r, g, stored, storedSpec, &c)
 			c.sent = decoded(c.sent, c.version, storedSpec, off)
-			c.want, c.refused = model.Expect(c.stored, c.sent)
+			in := model
+			if c.version == prunedVersion {
+				in.ItemDefaults = map[string]map[string]interface{}{".spec.steps": {"mode": writemodel.DefaultMode}}
+			}
+			c.want, c.refused = in.Expect(c.stored, c.sent)
 			env.fuzzCheck(t, crd, stored, &c)
 			count(c.family, c.refused)
 		}
@@ -437,7 +448,8 @@ func (e *gatesEnv) fuzzCheck(t *testing.T, crd *apiextensionsv1.CustomResourceDe
 
 // decoded is the object as the server decodes it in version: a null at a field that is not
 // nullable and has no default is pruned (every field of the fuzzed spec but backup), and so
-// are, in prunedVersion, every port's hostPort and .spec.limits. What the model gates in the
+// are, in prunedVersion, every port's hostPort and .spec.limits, where every step without a
+// mode gets writemodel.DefaultMode. What the model gates in the
 // storage version then follows the rule for a map the client's version lacks: while MaxGate
 // is off (in off) and the stored map (in stored, the stored spec) holds a max, the write
 // leaves it as stored.
@@ -453,6 +465,13 @@ func decoded(obj map[string]interface{}, version string, stored map[string]inter
 	}
 	if version != prunedVersion {
 		return obj
+	}
+	if steps, ok := spec["steps"].([]interface{}); ok {
+		for _, s := range steps {
+			if step, ok := s.(map[string]interface{}); ok && step["mode"] == nil {
+				step["mode"] = writemodel.DefaultMode
+			}
+		}
 	}
 	if ports, ok := spec["ports"].([]interface{}); ok {
 		for _, p := range ports {

@@ -80,11 +80,16 @@ type FieldGates struct {
 	// the request and from the object an update starts from, so the storage version's step of
 	// prepare runs on the object as stored (see storedContent).
 	pruned map[string]bool
-	// unsendable are, by version of pruned, the lists and maps on the way to a disabled path
-	// of the storage version that the version's schema lacks: a write in that version keeps
-	// them as stored (featuregates.Index.PrepareForUpdateIn), since its client cannot send
-	// them.
-	unsendable map[string]*featuregates.Unsendable
+	// unsendable are, by version other than the storage version, what a client of that
+	// version cannot send as stored on the way to a disabled path of the storage version
+	// (featuregates.Index.UnsendableIn), for the storage version's step of prepare: the
+	// lists and maps the version's schema lacks (a version of pruned), which a write in that
+	// version keeps as stored (featuregates.Index.PrepareForUpdateIn), and the items of lists
+	// without keys that decoding in the version or in the storage version changes, which are
+	// told apart as decoded. ownUnsendable are the same for the version's own step, by its
+	// index: the object an update starts from was defaulted in the storage version when it
+	// was read, the request in the client's.
+	unsendable, ownUnsendable map[string]*featuregates.Unsendable
 	// schemas are the versions' structural schemas, with a conversion webhook or when some
 	// version is pruned: a deletion through another version runs in the storage version's
 	// store (see REST.Delete), and what admission and the client see of the object is pruned
@@ -130,6 +135,7 @@ func NewFieldGates(crd *apiextensionsv1.CustomResourceDefinition, storageVersion
 		g.acts = g.acts || index.HasDisabled() || index.HasDeprecated()
 	}
 	g.storage = g.indexes[storageVersion]
+	g.compileUnsendable(versions, storageVersion, sharedShape && !crd.Spec.PreserveUnknownFields, g.WithoutDisabledDefaults(schemas))
 	if !sharedShape {
 		g.convertor = convertor
 		g.webhook = describeWebhook(crd.Spec.Conversion.Webhook)
@@ -150,18 +156,47 @@ func NewFieldGates(crd *apiextensionsv1.CustomResourceDefinition, storageVersion
 					}
 					g.pruned[v.Version] = true
 					g.schemas = schemas
-					if u := g.storage.UnsendableIn(v.Schema); u != nil {
-						if g.unsendable == nil {
-							g.unsendable = map[string]*featuregates.Unsendable{}
-						}
-						g.unsendable[v.Version] = u
-					}
 					break
 				}
 			}
 		}
 	}
 	return g
+}
+
+// compileUnsendable computes unsendable and ownUnsendable for every version other than the
+// storage version, from the schemas by which decoding prunes and defaults (defaulting:
+// without the defaults at disabled paths). shared says the versions share the storage
+// version's shape (conversion None, and decoding prunes): a version's schema is then compared
+// with the storage version's; through a conversion webhook, only defaults can tell a stored
+// item from a sent one in the same version.
+func (g *FieldGates) compileUnsendable(versions []featuregates.VersionSchema, storageVersion string, shared bool, defaulting map[string]*structuralschema.Structural) {
+	like := defaulting[storageVersion]
+	for _, v := range versions {
+		if v.Version == storageVersion || defaulting[v.Version] == nil {
+			continue
+		}
+		var toStorage, own *featuregates.Unsendable
+		if shared {
+			toStorage = g.storage.UnsendableIn(defaulting[v.Version], like)
+			own = g.indexes[v.Version].UnsendableIn(defaulting[v.Version], like)
+		} else {
+			toStorage = g.storage.UnsendableIn(like, nil)
+			own = g.indexes[v.Version].UnsendableIn(defaulting[v.Version], nil)
+		}
+		if toStorage != nil {
+			if g.unsendable == nil {
+				g.unsendable = map[string]*featuregates.Unsendable{}
+			}
+			g.unsendable[v.Version] = toStorage
+		}
+		if own != nil {
+			if g.ownUnsendable == nil {
+				g.ownUnsendable = map[string]*featuregates.Unsendable{}
+			}
+			g.ownUnsendable[v.Version] = own
+		}
+	}
 }
 
 // WithoutDisabledDefaults returns the CRD's structural schemas by version, where defaulting
@@ -243,10 +278,11 @@ func (g *FieldGates) prepare(ctx context.Context, obj, old runtime.Object, scope
 			return
 		}
 		sent := index.SentLists(newObj.UnstructuredContent(), scope)
+		own := g.ownUnsendable[gv.Version] // nil in the storage version
 		var fieldErr *field.Error
-		changes, fieldErr = index.PrepareForUpdate(newObj.UnstructuredContent(), oldContent, scope)
+		changes, fieldErr = index.PrepareForUpdateIn(newObj.UnstructuredContent(), oldContent, scope, own)
 		if fieldErr == nil {
-			fieldErr = index.CheckKept(newObj.UnstructuredContent(), oldContent, sent, scope)
+			fieldErr = index.CheckKeptIn(newObj.UnstructuredContent(), oldContent, sent, scope, own)
 		}
 		if fieldErr != nil {
 			w.fail(invalid(newObj, fieldErr))
@@ -346,7 +382,7 @@ func (g *FieldGates) prepareInStorageVersion(ctx context.Context, newObj *unstru
 		}
 	}
 	sent := g.storage.SentLists(stored.UnstructuredContent(), check)
-	unsendable := g.unsendable[gv.Version] // nil but for a version of pruned
+	unsendable := g.unsendable[gv.Version]
 	changes, fieldErr := g.storage.PrepareForUpdateIn(stored.UnstructuredContent(), oldContent, scope, unsendable)
 	if fieldErr != nil {
 		return nil, invalid(newObj, fieldErr)
@@ -385,14 +421,14 @@ func (g *FieldGates) prepareInStorageVersion(ctx context.Context, newObj *unstru
 			return changes, nil
 		}
 	}
-	left, fieldErr := g.storage.PrepareForUpdate(stored.UnstructuredContent(), oldContent, check)
+	left, fieldErr := g.storage.PrepareForUpdateIn(stored.UnstructuredContent(), oldContent, check, unsendable)
 	if fieldErr != nil {
 		return nil, invalid(newObj, fieldErr)
 	}
 	if len(left) > 0 {
 		return nil, g.notRoundTripped(gv, left[0])
 	}
-	if fieldErr := g.storage.CheckKept(stored.UnstructuredContent(), oldContent, sent, scope); fieldErr != nil {
+	if fieldErr := g.storage.CheckKeptIn(stored.UnstructuredContent(), oldContent, sent, scope, unsendable); fieldErr != nil {
 		return nil, invalid(newObj, fieldErr)
 	}
 	return changes, nil

@@ -35,6 +35,10 @@ type Schema struct {
 	ListKeys map[string][]string
 	// Required are the required properties of objects, by the object's path.
 	Required map[string][]string
+	// ItemDefaults are, by the path of a list without keys, the defaults that the client's
+	// version gives properties of the list's items (property name to value): the rule tells
+	// items apart as that version decodes them.
+	ItemDefaults map[string]map[string]interface{}
 }
 
 // Expect returns what the server stores for a write that sends sent (the object after the
@@ -365,9 +369,29 @@ func (m *model) byKeys(p string, keys []string, sl, nl []interface{}) []interfac
 	return out
 }
 
+// decodedItem is v, an item of the list without keys at p, as the client's version decodes it:
+// with the defaults it gives absent properties.
+func (m *model) decodedItem(p string, v interface{}) interface{} {
+	o, ok := v.(map[string]interface{})
+	defaults := m.s.ItemDefaults[p]
+	if !ok || len(defaults) == 0 {
+		return v
+	}
+	out := copyJSON(o).(map[string]interface{})
+	for k, d := range defaults {
+		if x, has := out[k]; !has || x == nil {
+			out[k] = copyJSON(d)
+		}
+	}
+	return out
+}
+
 // keyless is the rule for a list without keys: which new item continues which stored one.
 func (m *model) keyless(p string, sl, nl []interface{}) []interface{} {
 	q := p + "[*]"
+	// view is an item as the rule compares it: as the client's version decodes it, outside
+	// the fields that are not live.
+	view := func(v interface{}) interface{} { return m.look(q, m.decodedItem(p, v)) }
 	cont := make([]int, len(nl))
 	for i := range cont {
 		cont[i] = -1
@@ -383,7 +407,7 @@ func (m *model) keyless(p string, sl, nl []interface{}) []interface{} {
 		used := make([]bool, len(sl))
 		for i, it := range nl {
 			for j, st := range sl {
-				if !used[j] && Equal(m.look(q, it), m.look(q, st)) {
+				if !used[j] && Equal(view(it), view(st)) {
 					cont[i], used[j] = j, true
 					break
 				}
@@ -393,13 +417,13 @@ func (m *model) keyless(p string, sl, nl []interface{}) []interface{} {
 		for j := range sl {
 			nStored, nSent, differ := 0, 0, false
 			for _, st := range sl {
-				if Equal(m.look(q, st), m.look(q, sl[j])) {
+				if Equal(view(st), view(sl[j])) {
 					nStored++
 					differ = differ || !Equal(st, sl[j])
 				}
 			}
 			for _, it := range nl {
-				if Equal(m.look(q, it), m.look(q, sl[j])) {
+				if Equal(view(it), view(sl[j])) {
 					nSent++
 				}
 			}

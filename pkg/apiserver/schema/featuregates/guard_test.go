@@ -142,14 +142,29 @@ func writesSchema(t *testing.T) *structuralschema.Structural {
 	return structuralFromJSON(t, string(j))
 }
 
+// defaultingSchema is the fuzzed CRD's structural schema in a version that also gives
+// .spec.steps[*].mode the default writemodel.DefaultMode (as the write fuzzer's third version
+// does), which the storage version (writesSchema) does not.
+func defaultingSchema(t *testing.T) *structuralschema.Structural {
+	t.Helper()
+	s := writesSchema(t)
+	spec := s.Properties["spec"]
+	item := spec.Properties["steps"].Items
+	mode := item.Properties["mode"]
+	mode.Default.Object = writemodel.DefaultMode
+	item.Properties["mode"] = mode
+	return s
+}
+
 // writeOutcome runs a write through the gating and the last check as the API server does:
-// what the write sent in lists without keys, gating, then the check.
-func writeOutcome(ix *Index, stored, sent map[string]interface{}) (map[string]interface{}, *field.Error) {
+// what the write sent in lists without keys, gating, then the check; u is what the client's
+// version cannot send as stored (nil in the storage version).
+func writeOutcome(ix *Index, stored, sent map[string]interface{}, u *Unsendable) (map[string]interface{}, *field.Error) {
 	got := runtime.DeepCopyJSON(sent)
 	s := ix.SentLists(got, ScopeAll)
-	_, err := ix.PrepareForUpdate(got, stored, ScopeAll)
+	_, err := ix.PrepareForUpdateIn(got, stored, ScopeAll, u)
 	if err == nil {
-		err = ix.CheckKept(got, stored, s, ScopeAll)
+		err = ix.CheckKeptIn(got, stored, s, ScopeAll, u)
 	}
 	return got, err
 }
@@ -159,6 +174,7 @@ type writeCase struct {
 	stored, sent    map[string]interface{}
 	family          string
 	index           *Index
+	unsendable      *Unsendable
 	model           writemodel.Schema
 	want            map[string]interface{}
 	modelRefuses    bool
@@ -180,8 +196,10 @@ func (c *writeCase) String() string {
 }
 
 // randomWrite makes one write of the fuzzed CRD: a random set of gates off, a stored object
-// written while every gate was on (none for a create), and a write made from it.
-func randomWrite(t *testing.T, r *rand.Rand, g *writemodel.Gen, schema *structuralschema.Structural) *writeCase {
+// written while every gate was on (none for a create), and a write made from it. A quarter of
+// the updates are sent in the version of defaulting (defaultingSchema): each step of the
+// write without a mode gets the default, as decoding there gives it.
+func randomWrite(t *testing.T, r *rand.Rand, g *writemodel.Gen, schema, defaulting *structuralschema.Structural) *writeCase {
 	c := &writeCase{off: map[string]bool{}}
 	var specs []GateSpec
 	for _, gate := range writemodel.Gates {
@@ -200,6 +218,17 @@ func randomWrite(t *testing.T, r *rand.Rand, g *writemodel.Gen, schema *structur
 		c.stored = map[string]interface{}{"spec": spec}
 	}
 	c.sent = map[string]interface{}{"spec": sentSpec}
+	if c.stored != nil && r.Intn(4) == 0 {
+		c.family += " (defaulting version)"
+		c.unsendable = c.index.UnsendableIn(defaulting, schema)
+		c.model.ItemDefaults = map[string]map[string]interface{}{".spec.steps": {"mode": writemodel.DefaultMode}}
+		steps, _ := sentSpec["steps"].([]interface{})
+		for _, it := range steps {
+			if step, ok := it.(map[string]interface{}); ok && step["mode"] == nil {
+				step["mode"] = writemodel.DefaultMode
+			}
+		}
+	}
 	c.want, c.modelRefuses = c.model.Expect(c.stored, c.sent)
 	return c
 }
@@ -211,13 +240,13 @@ func randomWrite(t *testing.T, r *rand.Rand, g *writemodel.Gen, schema *structur
 func TestWritesAgainstModel(t *testing.T) {
 	r := rand.New(rand.NewSource(*modelSeed))
 	g := &writemodel.Gen{R: r}
-	schema := writesSchema(t)
+	schema, defaulting := writesSchema(t), defaultingSchema(t)
 	type tally struct{ writes, refused int }
 	families := map[string]*tally{}
 	for i := 0; i < *modelWrites; i++ {
-		c := randomWrite(t, r, g, schema)
+		c := randomWrite(t, r, g, schema, defaulting)
 		c.seed, c.iteration = *modelSeed, int64(i)
-		c.got, c.gotErr = writeOutcome(c.index, c.stored, c.sent)
+		c.got, c.gotErr = writeOutcome(c.index, c.stored, c.sent, c.unsendable)
 		f := families[c.family]
 		if f == nil {
 			f = &tally{}
@@ -243,8 +272,8 @@ func TestWritesAgainstModel(t *testing.T) {
 	for _, n := range names {
 		t.Logf("%-14s %6d writes, %5d refused as the model refuses them", n, families[n].writes, families[n].refused)
 	}
-	if len(families) != len(writemodel.Families)+1 {
-		t.Errorf("%d families exercised, want %d", len(families), len(writemodel.Families)+1)
+	if len(families) != 2*len(writemodel.Families)+1 {
+		t.Errorf("%d families exercised, want %d", len(families), 2*len(writemodel.Families)+1)
 	}
 }
 
@@ -254,7 +283,7 @@ func TestWritesAgainstModel(t *testing.T) {
 func TestCheckKeptWithBrokenMatcher(t *testing.T) {
 	r := rand.New(rand.NewSource(*modelSeed))
 	g := &writemodel.Gen{R: r}
-	schema := writesSchema(t)
+	schema, defaulting := writesSchema(t), defaultingSchema(t)
 	defer func(c func(*node, []interface{}, []interface{}, *Unsendable) ([]int, *ambiguity)) { correlateItems = c }(correlateItems)
 	correlateItems = func(n *node, items, oldItems []interface{}, _ *Unsendable) ([]int, *ambiguity) {
 		// At random, but the same for the same lists, so that a write gated twice is gated
@@ -274,11 +303,11 @@ func TestCheckKeptWithBrokenMatcher(t *testing.T) {
 	}
 	caught, wrongWithoutCheck := 0, 0
 	for i := 0; i < *modelWrites; i++ {
-		c := randomWrite(t, r, g, schema)
+		c := randomWrite(t, r, g, schema, defaulting)
 		c.seed, c.iteration = *modelSeed, int64(i)
-		c.got, c.gotErr = writeOutcome(c.index, c.stored, c.sent)
+		c.got, c.gotErr = writeOutcome(c.index, c.stored, c.sent, c.unsendable)
 		unchecked := runtime.DeepCopyJSON(c.sent)
-		_, matcherErr := c.index.PrepareForUpdate(unchecked, c.stored, ScopeAll)
+		_, matcherErr := c.index.PrepareForUpdateIn(unchecked, c.stored, ScopeAll, c.unsendable)
 		if matcherErr == nil && (c.modelRefuses || !writemodel.Equal(unchecked, c.want)) {
 			wrongWithoutCheck++
 			if c.gotErr != nil {

@@ -17,49 +17,58 @@ limitations under the License.
 package featuregates
 
 import (
+	"reflect"
+
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
 	structuralpruning "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
-// Unsendable is what the schema of a client's version lacks on the way to the disabled paths
-// of an index (with conversion None, a version whose schema has less than the storage
-// version's). A client of that version can neither see nor send what its schema lacks: a
-// write in that version that leaves out such a list or map does not remove its items, it is
-// kept as stored, items and all (see PrepareForUpdateIn), and CheckKeptIn refuses a result
-// that lacks it or changed it; and the items of lists without keys are told apart as that
-// version shows them.
+// Unsendable is what a client of one version cannot send back as stored, on the way to the
+// disabled paths of an index. A version's schema may lack lists and maps the storage version
+// has (with conversion None, a version whose schema has less): a write in that version that
+// leaves out such a list or map does not remove its items, it is kept as stored, items and
+// all (see PrepareForUpdateIn), and CheckKeptIn refuses a result that lacks it or changed it.
+// And decoding in a version prunes and defaults by its own schema: the items of lists without
+// keys are told apart as that version decodes them (see shown).
 type Unsendable struct {
 	nodes map[*node]bool
 	// items are, for the items of each list without keys on the way to a disabled path that
-	// the version has, the version's schema of an item: the matcher and the last check tell
-	// stored items apart as that version shows them (see shown), since its client reads and
-	// sends them so.
+	// the version has, the version's schema of an item, where decoding by it can change a
+	// stored item: the matcher and the last check tell items apart as that version decodes
+	// them (see shown), since its client reads and sends them so.
 	items map[*node]*structuralschema.Structural
 }
 
-// UnsendableIn returns the lists and maps of ix's disabled paths that schema, the structural
-// schema of a client's version, lacks, and that version's schemas of the items of the lists
-// without keys on the way to them; nil when ix disables nothing, when schema is nil (the
-// version's shape is unknown), or when there is neither. A node below a property that
-// preserves unknown fields is not lacking: a client can send it there. The result belongs to
-// ix and to this revision of the schema.
-func (ix *Index) UnsendableIn(schema *structuralschema.Structural) *Unsendable {
+// UnsendableIn returns what a client of the version whose structural schema is schema (as it
+// defaults: without the defaults at disabled paths) cannot send as stored, on the way to ix's
+// disabled paths: the lists and maps the schema lacks, and the schemas of the items of lists
+// without keys whose decoding in that version can change a stored item. like is the storage
+// version's schema when the version shares its shape (conversion None), and nil otherwise:
+// an item schema is then kept where it differs from like's at the same place, or, without
+// like, where it has a default (pruning by it changes nothing an update compares, which was
+// decoded in that version). UnsendableIn returns nil when ix disables nothing, when schema is
+// nil (the version's shape is unknown), or when there is nothing the client cannot send. A
+// node below a property that preserves unknown fields is not lacking: a client can send it
+// there. The result belongs to ix and to these revisions of the schemas.
+func (ix *Index) UnsendableIn(schema, like *structuralschema.Structural) *Unsendable {
 	if !ix.HasDisabled() || schema == nil {
 		return nil
 	}
 	u := &Unsendable{nodes: map[*node]bool{}, items: map[*node]*structuralschema.Structural{}}
-	u.walk(ix.disabled, schema, true)
+	u.walk(ix.disabled, schema, like, true, like != nil)
 	if len(u.nodes) == 0 && len(u.items) == 0 {
 		return nil
 	}
 	return u
 }
 
-// walk visits n, whose schema in the client's version is s; present says whether the version
-// has the node. A present node without a schema is below a property that preserves unknown
-// fields, as is everything under it.
-func (u *Unsendable) walk(n *node, s *structuralschema.Structural, present bool) {
+// walk visits n, whose schema in the client's version is s, and in the storage version l;
+// present says whether the version has the node, shared whether it is compared with the
+// storage version's schema. A present node without a schema is below a property that
+// preserves unknown fields, as is everything under it.
+func (u *Unsendable) walk(n *node, s, l *structuralschema.Structural, present, shared bool) {
 	if n.target != nil {
 		return
 	}
@@ -67,7 +76,7 @@ func (u *Unsendable) walk(n *node, s *structuralschema.Structural, present bool)
 		u.nodes[n] = true
 	}
 	for _, c := range n.children {
-		var cs *structuralschema.Structural
+		var cs, cl *structuralschema.Structural
 		has := present && s == nil
 		if present && s != nil {
 			if p, ok := s.Properties[c.name]; ok {
@@ -76,16 +85,21 @@ func (u *Unsendable) walk(n *node, s *structuralschema.Structural, present bool)
 				has = true
 			}
 		}
-		u.walk(c.node, cs, has)
+		if l != nil {
+			if p, ok := l.Properties[c.name]; ok {
+				cl = &p
+			}
+		}
+		u.walk(c.node, cs, cl, has, shared)
 	}
 	if w := n.wildcard; w != nil {
-		var ws *structuralschema.Structural
+		var ws, wl *structuralschema.Structural
 		has := present && s == nil
 		if present && s != nil {
 			switch {
 			case s.Items != nil:
 				ws, has = s.Items, true
-				if len(n.listMapKeys) == 0 && w.target == nil {
+				if len(n.listMapKeys) == 0 && w.target == nil && decodingChanges(s.Items, l, shared) {
 					u.items[w] = s.Items
 				}
 			case s.AdditionalProperties != nil && s.AdditionalProperties.Structural != nil:
@@ -94,8 +108,26 @@ func (u *Unsendable) walk(n *node, s *structuralschema.Structural, present bool)
 				has = true
 			}
 		}
-		u.walk(w, ws, has)
+		if l != nil {
+			switch {
+			case l.Items != nil:
+				wl = l.Items
+			case l.AdditionalProperties != nil:
+				wl = l.AdditionalProperties.Structural
+			}
+		}
+		u.walk(w, ws, wl, has, shared)
 	}
+}
+
+// decodingChanges reports whether decoding an item by items, the client's version's schema of
+// the items of a list whose schema in the storage version is l, can change a stored item, as
+// UnsendableIn says.
+func decodingChanges(items, l *structuralschema.Structural, shared bool) bool {
+	if shared {
+		return l == nil || l.Items == nil || !reflect.DeepEqual(items, l.Items)
+	}
+	return hasDefault(items)
 }
 
 // lacks reports whether the client's version lacks node n, a list or map.
@@ -104,9 +136,9 @@ func (u *Unsendable) lacks(n *node) bool {
 }
 
 // shown returns v, an item of a list without keys whose items are node n, as the client's
-// version shows it: pruned by that version's schema of the item, so without the fields, lists
-// and maps the version lacks. It is v itself where there is nothing to prune; v is not
-// modified.
+// version decodes it: pruned by that version's schema of the item, so without the fields,
+// lists and maps the version lacks, then defaulted by it, as decoding does. It is v itself
+// where the version decodes items as stored; v is not modified.
 func (u *Unsendable) shown(n *node, v interface{}) interface{} {
 	if u == nil {
 		return v
@@ -120,5 +152,6 @@ func (u *Unsendable) shown(n *node, v interface{}) interface{} {
 	}
 	c := runtime.DeepCopyJSONValue(v)
 	structuralpruning.Prune(c, s, false)
+	structuraldefaulting.Default(c, s)
 	return c
 }

@@ -18,6 +18,7 @@ package featuregates
 
 import (
 	"encoding/json"
+	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -48,13 +49,13 @@ func TestUnsendable(t *testing.T) {
 		"rules":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"}}}}}}}}`)
 	untyped := structuralFromJSON(t, `{"type":"object","properties":{"spec":{"type":"object","x-kubernetes-preserve-unknown-fields":true}}}`)
 	ix := Compile(gates, storage)
-	if u := ix.UnsendableIn(storage); u != nil && len(u.nodes) > 0 {
+	if u := ix.UnsendableIn(storage, storage); u != nil && len(u.nodes) > 0 {
 		t.Errorf("the storage version's own schema lacks %d lists or maps", len(u.nodes))
 	}
-	if u := ix.UnsendableIn(untyped); u != nil {
+	if u := ix.UnsendableIn(untyped, storage); u != nil {
 		t.Errorf("a schema that preserves unknown fields lacks %d lists or maps", len(u.nodes))
 	}
-	u := ix.UnsendableIn(lacking)
+	u := ix.UnsendableIn(lacking, storage)
 	if u == nil || len(u.nodes) != 5 {
 		t.Fatalf("UnsendableIn = %v, want tiers, group.items, steps, ports and rules[*].filters", u)
 	}
@@ -131,7 +132,7 @@ func TestUnsendableBelowAListWithoutKeys(t *testing.T) {
 		"rules":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"}}}},
 		"groups":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"}}}}}}}}`)
 	ix := Compile(gates, storage)
-	u := ix.UnsendableIn(lacking)
+	u := ix.UnsendableIn(lacking, storage)
 	for _, tc := range []struct {
 		name, old, sent string
 		want            string // "" when the write must be refused at spec.rules or spec.groups
@@ -189,6 +190,82 @@ func TestUnsendableBelowAListWithoutKeys(t *testing.T) {
 				t.Errorf("CheckKeptIn refused the result: %v", err)
 			}
 		})
+	}
+}
+
+// TestUnsendableDefaultsOfTheVersion covers a version whose schema defaults a field in the
+// items of a list without keys that the storage version does not: a request in that version
+// gets the default when it is decoded, and the object an update starts from, defaulted in the
+// storage version when it was read, does not. Items are told apart as the version decodes
+// them: a write that removes one of two items that look alike there is refused, though
+// they differ as stored, and one that sends them back as read keeps each value with its item.
+func TestUnsendableDefaultsOfTheVersion(t *testing.T) {
+	gates := []GateSpec{{Name: "Retry", PreRelease: Alpha, FieldPaths: []string{".spec.steps[*].retry"}}}
+	const item = `"steps":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"retry":{"type":"integer"},"mode":{"type":"string"%s}}}}`
+	storage := structuralFromJSON(t, `{"type":"object","properties":{"spec":{"type":"object","properties":{`+fmt.Sprintf(item, "")+`}}}}`)
+	version := structuralFromJSON(t, `{"type":"object","properties":{"spec":{"type":"object","properties":{`+fmt.Sprintf(item, `,"default":"x"`)+`}}}}`)
+	ix := Compile(gates, storage)
+	if u := ix.UnsendableIn(storage, storage); u != nil {
+		t.Errorf("UnsendableIn(the storage version) = %v, want nil", u)
+	}
+	for name, u := range map[string]*Unsendable{
+		"conversion None":    ix.UnsendableIn(version, storage),
+		"conversion webhook": ix.UnsendableIn(version, nil),
+	} {
+		if u == nil || len(u.items) != 1 || len(u.nodes) != 0 {
+			t.Fatalf("%s: UnsendableIn = %v, want the items of steps", name, u)
+		}
+		for _, tc := range []struct {
+			name, old, sent string
+			want            string // "" when the write must be refused at spec.steps
+		}{
+			{name: "one of two look-alikes removed",
+				old:  `{"spec":{"steps":[{"name":"s","retry":1},{"name":"s","mode":"x","retry":2}]}}`,
+				sent: `{"spec":{"steps":[{"name":"s","mode":"x"}]}}`},
+			{name: "the other look-alike removed",
+				old:  `{"spec":{"steps":[{"name":"s","mode":"x","retry":1},{"name":"s","retry":2}]}}`,
+				sent: `{"spec":{"steps":[{"name":"s","mode":"x"}]}}`},
+			{name: "sent back as read",
+				old:  `{"spec":{"steps":[{"name":"s","retry":1},{"name":"s","mode":"x","retry":2}]}}`,
+				sent: `{"spec":{"steps":[{"name":"s","mode":"x","retry":1},{"name":"s","mode":"x","retry":2}]}}`,
+				want: `{"spec":{"steps":[{"name":"s","mode":"x","retry":1},{"name":"s","mode":"x","retry":2}]}}`},
+			{name: "sent back without the disabled values",
+				old:  `{"spec":{"steps":[{"name":"s","retry":1},{"name":"s","mode":"x","retry":2}]}}`,
+				sent: `{"spec":{"steps":[{"name":"s","mode":"x"},{"name":"s","mode":"x"}]}}`,
+				want: `{"spec":{"steps":[{"name":"s","mode":"x","retry":1},{"name":"s","mode":"x","retry":2}]}}`},
+			{name: "an item told apart by name removed",
+				old:  `{"spec":{"steps":[{"name":"a","retry":1},{"name":"b","mode":"y","retry":2}]}}`,
+				sent: `{"spec":{"steps":[{"name":"b","mode":"y"}]}}`,
+				want: `{"spec":{"steps":[{"name":"b","mode":"y","retry":2}]}}`},
+		} {
+			t.Run(name+"/"+tc.name, func(t *testing.T) {
+				old, sent := objFromJSON(t, tc.old), objFromJSON(t, tc.sent)
+				got := runtime.DeepCopyJSON(sent)
+				_, err := ix.PrepareForUpdateIn(got, old, ScopeAll, u)
+				if tc.want == "" {
+					if err == nil || err.Field != "spec.steps" {
+						t.Errorf("PrepareForUpdateIn = %v, %s; want a refusal at spec.steps", err, jsonString(got))
+					}
+					// The last check refuses what gating gives without knowing the version.
+					plain := runtime.DeepCopyJSON(sent)
+					if _, err := ix.PrepareForUpdate(plain, old, ScopeAll); err == nil {
+						if err := ix.CheckKeptIn(plain, old, ix.SentLists(sent, ScopeAll), ScopeAll, u); err == nil {
+							t.Errorf("CheckKeptIn accepted %s", jsonString(plain))
+						}
+					}
+					return
+				}
+				if err != nil {
+					t.Fatalf("PrepareForUpdateIn: %v", err)
+				}
+				if diff := cmp.Diff(objFromJSON(t, tc.want), got); diff != "" {
+					t.Errorf("PrepareForUpdateIn (-want +got):\n%s", diff)
+				}
+				if err := ix.CheckKeptIn(got, old, ix.SentLists(sent, ScopeAll), ScopeAll, u); err != nil {
+					t.Errorf("CheckKeptIn refused the result: %v", err)
+				}
+			})
+		}
 	}
 }
 
