@@ -20,7 +20,6 @@ import (
 	"reflect"
 
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
-	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
 	structuralpruning "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
 	"k8s.io/apimachinery/pkg/runtime"
 )
@@ -152,6 +151,6 @@ func (u *Unsendable) shown(n *node, v interface{}) interface{} {
 	}
 	c := runtime.DeepCopyJSONValue(v)
 	structuralpruning.Prune(c, s, false)
-	structuraldefaulting.Default(c, s)
+	applyDefaults(c, s)
 	return c
 }
