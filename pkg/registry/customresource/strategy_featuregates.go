@@ -26,6 +26,7 @@ import (
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/featuregates"
 	apiextensionsfeatures "k8s.io/apiextensions-apiserver/pkg/features"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -90,6 +91,12 @@ type FieldGates struct {
 	// index: the object an update starts from was defaulted in the storage version when it
 	// was read, the request in the client's.
 	unsendable, ownUnsendable map[string]*featuregates.Unsendable
+	// itemDefaults are, with a conversion webhook, the schemas (as they default) of the
+	// versions other than the storage version that give defaults inside the items of lists
+	// without keys (featuregates.DefaultsListItems): a write in such a version is gated in
+	// the storage version against the stored object as the client's version decodes it (see
+	// storedAsDecodedIn).
+	itemDefaults map[string]*structuralschema.Structural
 	// schemas are the versions' structural schemas, with a conversion webhook or when some
 	// version is pruned: a deletion through another version runs in the storage version's
 	// store (see REST.Delete), and what admission and the client see of the object is pruned
@@ -195,6 +202,12 @@ func (g *FieldGates) compileUnsendable(versions []featuregates.VersionSchema, st
 				g.ownUnsendable = map[string]*featuregates.Unsendable{}
 			}
 			g.ownUnsendable[v.Version] = own
+		}
+		if !shared && g.storage.HasDisabled() && featuregates.DefaultsListItems(defaulting[v.Version]) {
+			if g.itemDefaults == nil {
+				g.itemDefaults = map[string]*structuralschema.Structural{}
+			}
+			g.itemDefaults[v.Version] = defaulting[v.Version]
 		}
 	}
 }
@@ -365,6 +378,11 @@ func (g *FieldGates) prepareInStorageVersion(ctx context.Context, newObj *unstru
 		return nil, err
 	}
 	gv := newObj.GroupVersionKind().GroupVersion()
+	if back != nil && oldContent != nil && g.itemDefaults[gv.Version] != nil {
+		if oldContent, err = g.storedAsDecodedIn(old, gv, oldContent); err != nil {
+			return nil, err
+		}
+	}
 	// With conversion None, decoding in a version that lacks a disabled path of the storage
 	// version also pruned the stored values of the part of the object the write does not
 	// change (a status write carries the stored spec, a main write the stored status, as
@@ -432,6 +450,32 @@ func (g *FieldGates) prepareInStorageVersion(ctx context.Context, newObj *unstru
 		return nil, invalid(newObj, fieldErr)
 	}
 	return changes, nil
+}
+
+// storedAsDecodedIn returns stored, the stored object an update in version gv (through a
+// conversion webhook) started from, as the client of gv decodes it, in the storage version:
+// old, the webhook's conversion of stored for gv's endpoint, defaulted by gv's schema (see
+// itemDefaults) and converted to the storage version by the webhook, as the write's object
+// was. The storage version's step tells items of lists without keys apart on it, as gv's
+// client sees and sends them. It holds the stored values at disabled paths only when the
+// webhook gives them back in their places: otherwise stored itself is returned, and the
+// items are told apart as stored. So gating and the last check keep exactly the stored
+// values either way.
+func (g *FieldGates) storedAsDecodedIn(old runtime.Object, gv schema.GroupVersion, stored map[string]interface{}) (map[string]interface{}, error) {
+	oldObj, ok := old.(*unstructured.Unstructured)
+	if !ok || oldObj == nil || oldObj.GroupVersionKind().GroupVersion() != gv {
+		return stored, nil
+	}
+	decoded := oldObj.DeepCopy()
+	structuraldefaulting.Default(decoded.Object, g.itemDefaults[gv.Version])
+	converted, _, err := g.toStorage(decoded)
+	if err != nil {
+		return nil, err
+	}
+	if !g.storage.SameDisabledValues(converted.UnstructuredContent(), stored) {
+		return stored, nil
+	}
+	return converted.UnstructuredContent(), nil
 }
 
 // afterPrunedDecoding settles an update in a version of pruned (conversion None) once the

@@ -798,3 +798,83 @@ func TestFieldGatesAsDecodedIn(t *testing.T) {
 		}
 	}
 }
+
+// identityConvertor converts between v1 and v2 by changing the apiVersion only, as a
+// conversion webhook of two versions of the same shape would.
+type identityConvertor struct{ runtime.ObjectConvertor }
+
+func (identityConvertor) ConvertToVersion(in runtime.Object, gv runtime.GroupVersioner) (runtime.Object, error) {
+	u := in.(*unstructured.Unstructured).DeepCopy()
+	target, _ := gv.KindForGroupVersionKinds([]schema.GroupVersionKind{{Group: "stable.example.com", Version: "v1", Kind: "CronTab"}, {Group: "stable.example.com", Version: "v2", Kind: "CronTab"}})
+	u.SetAPIVersion(target.GroupVersion().String())
+	return u, nil
+}
+
+// TestFieldGatesWebhookVersionDefault: with a conversion webhook, a gate on
+// .spec.steps[*].retry (marked in each version's schema, or named by fieldPaths, which gate
+// the storage version only), and a default for the items' mode that only v2 gives, both steps
+// of gating tell the items apart as v2 decodes them: the items a v2 write sends got the
+// default, the object it started from (the webhook's conversion of the stored one) did not.
+// A removal of one of two items that look alike in v2 is refused, whichever the client
+// meant; items sent back as read keep their values; a new item never gets a stored value.
+func TestFieldGatesWebhookVersionDefault(t *testing.T) {
+	featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, apiextensionsfeatures.CRDFieldLevelVersioning, true)
+	stepsSchema := func(defaultMode interface{}, marked bool) *structuralschema.Structural {
+		str := structuralschema.Structural{Generic: structuralschema.Generic{Type: "string"}}
+		mode := str
+		mode.Default.Object = defaultMode
+		retry := structuralschema.Structural{Generic: structuralschema.Generic{Type: "integer"}}
+		if marked {
+			gate := "Retry"
+			retry.XFeatureGate = &gate
+		}
+		item := structuralschema.Structural{Generic: structuralschema.Generic{Type: "object"}, Properties: map[string]structuralschema.Structural{"name": str, "mode": mode, "retry": retry}}
+		return &structuralschema.Structural{Generic: structuralschema.Generic{Type: "object"}, Properties: map[string]structuralschema.Structural{
+			"spec": {Generic: structuralschema.Generic{Type: "object"}, Properties: map[string]structuralschema.Structural{
+				"steps": {Generic: structuralschema.Generic{Type: "array"}, Items: &item}}}}}
+	}
+	// The stored items as the v2 endpoint decodes them: converted, not defaulted in v2.
+	const stored = `"spec":{"steps":[{"name":"s","retry":1},{"name":"s","mode":"x","retry":2}]}`
+	for _, marked := range []bool{true, false} {
+		gate := apiextensionsv1.CustomResourceDefinitionFeatureGate{Name: "Retry", PreRelease: "alpha", Enabled: ptr.To(false)}
+		if !marked {
+			gate.FieldPaths = []string{".spec.steps[*].retry"}
+		}
+		crd := fieldGateTestCRD(apiextensionsv1.WebhookConverter, gate)
+		crd.Spec.Versions = []apiextensionsv1.CustomResourceDefinitionVersion{{Name: "v1", Storage: true}, {Name: "v2"}}
+		schemas := map[string]*structuralschema.Structural{"v1": stepsSchema(nil, marked), "v2": stepsSchema("x", marked)}
+		kind := schema.GroupVersionKind{Group: "stable.example.com", Version: "v2", Kind: "CronTab"}
+		s := NewStrategy(nil, true, kind, nil, nil, nil, nil, nil, nil).WithFieldGates(NewFieldGates(crd, "v1", schemas, identityConvertor{}))
+		for _, tc := range []struct {
+			name, sent string
+			want       string // "" when the write must be refused at spec.steps
+		}{
+			{name: "one of two look-alikes removed", sent: `"spec":{"steps":[{"name":"s","mode":"x"}]}`},
+			{name: "the other look-alike removed", sent: `"spec":{"steps":[{"name":"s","mode":"x","retry":2}]}`},
+			{name: "sent back as read", sent: `"spec":{"steps":[{"name":"s","mode":"x","retry":1},{"name":"s","mode":"x","retry":2}]}`,
+				want: `"spec":{"steps":[{"name":"s","mode":"x","retry":1},{"name":"s","mode":"x","retry":2}]}`},
+			{name: "an item added before them", sent: `"spec":{"steps":[{"name":"t","mode":"x"},{"name":"s","mode":"x"},{"name":"s","mode":"x"}]}`,
+				want: `"spec":{"steps":[{"name":"t","mode":"x"},{"name":"s","mode":"x","retry":1},{"name":"s","mode":"x","retry":2}]}`},
+		} {
+			t.Run(fmt.Sprintf("marked=%t/%s", marked, tc.name), func(t *testing.T) {
+				w := &gatedWrite{}
+				ctx := context.WithValue(warning.WithWarningRecorder(context.Background(), &warningRecorder{}), gatedWriteKey{}, w)
+				obj := cr(t, "stable.example.com/v2", 1, tc.sent)
+				s.PrepareForUpdate(ctx, obj, cr(t, "stable.example.com/v2", 1, stored))
+				errs := s.fieldGates.refused(ctx)
+				if tc.want == "" {
+					if len(errs) != 1 || errs[0].Field != "spec.steps" {
+						t.Fatalf("refusal %v, want one at spec.steps (error %v, object %v)", errs, w.err, obj.Object["spec"])
+					}
+					return
+				}
+				if w.err != nil {
+					t.Fatalf("refused: %v", w.err)
+				}
+				if diff := cmp.Diff(jsonOf(t, cr(t, "stable.example.com/v2", 1, tc.want))["spec"], jsonOf(t, obj)["spec"]); diff != "" {
+					t.Errorf("spec (-want +got):\n%s", diff)
+				}
+			})
+		}
+	}
+}

@@ -154,3 +154,38 @@ func (u *Unsendable) shown(n *node, v interface{}) interface{} {
 	applyDefaults(c, s)
 	return c
 }
+
+// DefaultsListItems reports whether decoding by s, a version's structural schema, gives
+// defaults inside the items of a list without keys (x-kubernetes-list-type other than map):
+// then items a client of that version sends, decoded, can differ from the stored ones that
+// it read only by those defaults.
+func DefaultsListItems(s *structuralschema.Structural) bool {
+	if s == nil {
+		return false
+	}
+	if s.Items != nil {
+		if (s.XListType == nil || *s.XListType != "map") && hasDefault(s.Items) {
+			return true
+		}
+		if DefaultsListItems(s.Items) {
+			return true
+		}
+	}
+	for name := range s.Properties {
+		p := s.Properties[name]
+		if DefaultsListItems(&p) {
+			return true
+		}
+	}
+	return s.AdditionalProperties != nil && DefaultsListItems(s.AdditionalProperties.Structural)
+}
+
+// SameDisabledValues reports whether a and b, objects of ix's version, hold the same values at
+// ix's disabled paths, in the same places: the same items of each list that holds one, by
+// position, and the same keys. Neither is modified.
+func (ix *Index) SameDisabledValues(a, b map[string]interface{}) bool {
+	if !ix.HasDisabled() {
+		return true
+	}
+	return jsonEqual(gatedPart(ix.disabled, a), gatedPart(ix.disabled, b))
+}

@@ -282,3 +282,44 @@ func jsonString(v interface{}) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
+
+// TestDefaultsListItemsAndSameDisabledValues covers the two checks a write through a
+// conversion webhook relies on to tell stored items apart as the client's version decodes
+// them: which schemas default inside items of lists without keys, and whether two objects
+// hold the same values at the disabled paths in the same places.
+func TestDefaultsListItemsAndSameDisabledValues(t *testing.T) {
+	for _, tc := range []struct {
+		name, schema string
+		want         bool
+	}{
+		{name: "no default", schema: `{"type":"object","properties":{"steps":{"type":"array","items":{"type":"object","properties":{"mode":{"type":"string"}}}}}}`},
+		{name: "a default in the items", want: true, schema: `{"type":"object","properties":{"steps":{"type":"array","items":{"type":"object","properties":{"mode":{"type":"string","default":"x"}}}}}}`},
+		{name: "a default below, in an object of the items", want: true, schema: `{"type":"object","properties":{"steps":{"type":"array","items":{"type":"object","properties":{"cfg":{"type":"object","properties":{"level":{"type":"integer","default":1}}}}}}}}`},
+		{name: "a default in the items of a list map", schema: `{"type":"object","properties":{"ports":{"type":"array","x-kubernetes-list-type":"map","x-kubernetes-list-map-keys":["name"],"items":{"type":"object","required":["name"],"properties":{"name":{"type":"string"},"mode":{"type":"string","default":"x"}}}}}}`},
+		{name: "a list without keys in the items of a list map", want: true, schema: `{"type":"object","properties":{"ports":{"type":"array","x-kubernetes-list-type":"map","x-kubernetes-list-map-keys":["name"],"items":{"type":"object","required":["name"],"properties":{"name":{"type":"string"},"subs":{"type":"array","items":{"type":"object","properties":{"w":{"type":"integer","default":5}}}}}}}}}`},
+		{name: "a default outside lists", schema: `{"type":"object","properties":{"mode":{"type":"string","default":"x"}}}`},
+		{name: "a list without keys in a map's values", want: true, schema: `{"type":"object","properties":{"m":{"type":"object","additionalProperties":{"type":"array","items":{"type":"object","properties":{"w":{"type":"integer","default":5}}}}}}}`},
+	} {
+		if got := DefaultsListItems(structuralFromJSON(t, tc.schema)); got != tc.want {
+			t.Errorf("%s: DefaultsListItems = %t, want %t", tc.name, got, tc.want)
+		}
+	}
+
+	storage := structuralFromJSON(t, `{"type":"object","properties":{"spec":{"type":"object","properties":{"steps":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"mode":{"type":"string"},"retry":{"type":"integer"}}}}}}}}`)
+	ix := Compile([]GateSpec{{Name: "Retry", PreRelease: Alpha, FieldPaths: []string{".spec.steps[*].retry"}}}, storage)
+	const stored = `{"spec":{"steps":[{"name":"s","retry":1},{"name":"s","mode":"x","retry":2},{"name":"t"}]}}`
+	for _, tc := range []struct {
+		name, other string
+		want        bool
+	}{
+		{name: "live fields changed", want: true, other: `{"spec":{"steps":[{"name":"s","mode":"x","retry":1},{"name":"s","mode":"x","retry":2},{"name":"u","mode":"x"}]}}`},
+		{name: "a value changed", other: `{"spec":{"steps":[{"name":"s","retry":1},{"name":"s","mode":"x","retry":3},{"name":"t"}]}}`},
+		{name: "values swapped", other: `{"spec":{"steps":[{"name":"s","retry":2},{"name":"s","mode":"x","retry":1},{"name":"t"}]}}`},
+		{name: "an item without a value removed", other: `{"spec":{"steps":[{"name":"s","retry":1},{"name":"s","mode":"x","retry":2}]}}`},
+		{name: "a value lost", other: `{"spec":{"steps":[{"name":"s","retry":1},{"name":"s","mode":"x"},{"name":"t"}]}}`},
+	} {
+		if got := ix.SameDisabledValues(objFromJSON(t, stored), objFromJSON(t, tc.other)); got != tc.want {
+			t.Errorf("%s: SameDisabledValues = %t, want %t", tc.name, got, tc.want)
+		}
+	}
+}
