@@ -147,8 +147,33 @@ func TestFieldGatesWritesAgainstModel(t *testing.T) {
 	if os.Getenv("FUZZ_KEEP_GOING") == "1" {
 		failures = map[string]int{}
 	}
+	// tallies logs the writes per family so far, and the failures by kind and family.
+	tallies := func() {
+		var names []string
+		for f := range families {
+			names = append(names, f)
+		}
+		sort.Strings(names)
+		for _, f := range names {
+			t.Logf("%-14s %5d writes, %4d refused where the model refuses them", f, families[f].writes, families[f].refused)
+		}
+		var keys []string
+		for k := range failures {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			t.Logf("%-30s %d", k, failures[k])
+		}
+	}
+	start := time.Now()
 	done := 0
 	for round := 0; done < writes; round++ {
+		// A long run reports its figures on the way, so a run stopped early still has them.
+		if done > 0 && done%10000 < perRound && writes > 10000 {
+			t.Logf("after %d writes (%s), FUZZ_SEED=%d:", done, time.Since(start).Round(time.Second), seed)
+			tallies()
+		}
 		// Every gate on: store values at every gated field.
 		env.setGates(t, crd, map[string]bool{})
 		for i := 0; i < objects; i++ {
@@ -194,23 +219,8 @@ func TestFieldGatesWritesAgainstModel(t *testing.T) {
 			count(c.family, c.refused)
 		}
 	}
-	var names []string
-	for f := range families {
-		names = append(names, f)
-	}
-	sort.Strings(names)
-	for _, f := range names {
-		t.Logf("%-14s %5d writes, %4d refused where the model refuses them", f, families[f].writes, families[f].refused)
-	}
+	tallies()
 	if len(failures) > 0 {
-		var keys []string
-		for k := range failures {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			t.Logf("%-30s %d", k, failures[k])
-		}
 		t.Fatalf("%d writes: failures above (FUZZ_SEED=%d)", done, seed)
 	}
 	t.Logf("%d writes, 0 wrong results, 0 needless refusals", done)

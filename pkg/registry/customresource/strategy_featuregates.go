@@ -179,6 +179,10 @@ func NewFieldGates(crd *apiextensionsv1.CustomResourceDefinition, storageVersion
 // item from a sent one in the same version.
 func (g *FieldGates) compileUnsendable(versions []featuregates.VersionSchema, storageVersion string, shared bool, defaulting map[string]*structuralschema.Structural) {
 	like := defaulting[storageVersion]
+	var viaWebhook *featuregates.Unsendable // the same for every version: the storage version's own defaults
+	if !shared {
+		viaWebhook = g.storage.UnsendableIn(like, nil)
+	}
 	for _, v := range versions {
 		if v.Version == storageVersion || defaulting[v.Version] == nil {
 			continue
@@ -188,7 +192,7 @@ func (g *FieldGates) compileUnsendable(versions []featuregates.VersionSchema, st
 			toStorage = g.storage.UnsendableIn(defaulting[v.Version], like)
 			own = g.indexes[v.Version].UnsendableIn(defaulting[v.Version], like)
 		} else {
-			toStorage = g.storage.UnsendableIn(like, nil)
+			toStorage = viaWebhook
 			own = g.indexes[v.Version].UnsendableIn(defaulting[v.Version], nil)
 		}
 		if toStorage != nil {
