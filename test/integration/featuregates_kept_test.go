@@ -50,6 +50,8 @@ func TestFieldGatesNeverLost(t *testing.T) {
 		"tags-absent":  `"spec":{"tags":["t1"],"backup":{"size":"1"}}`,
 		"extra-null":   `"spec":{"extra":{"cpu":"1"}}`,
 		"swap-edit":    `"spec":{"steps":[{"name":"a","retry":7},{"name":"b","retry":8}]}`,
+		"swap-around":  `"spec":{"steps":[{"name":"a","retry":7},{"name":"b"},{"name":"c","retry":9}]}`,
+		"spec-null":    `"spec":{"steps":[{"name":"a","retry":7}],"ports":[{"name":"p","hostPort":1}]}`,
 		"move-edit":    `"spec":{"steps":[{"name":"a","retry":7},{"name":"b"},{"name":"c"}]}`,
 		"edit-all":     `"spec":{"steps":[{"name":"a","retry":7},{"name":"b","retry":8}]}`,
 		"scalar":       `"spec":{"config":{"secret":"s","mode":"m"}}`,
@@ -113,6 +115,17 @@ func TestFieldGatesNeverLost(t *testing.T) {
 	t.Run("two items swapped and both edited are refused", func(t *testing.T) {
 		err := merge("swap-edit", `{"spec":{"steps":[{"name":"b","image":"v2","retry":8},{"name":"a","image":"v2","retry":7}]}}`)
 		refused(t, "swap-edit", err, "spec.steps", objects["swap-edit"])
+	})
+	t.Run("two items swapped around an unchanged one and both edited are refused", func(t *testing.T) {
+		err := merge("swap-around", `{"spec":{"steps":[{"name":"c2","retry":9},{"name":"b"},{"name":"a2","retry":7}]}}`)
+		refused(t, "swap-around", err, "spec.steps", objects["swap-around"])
+	})
+	t.Run("spec sent as null removes the lists whose items hold stored values, with them", func(t *testing.T) {
+		if err := merge("spec-null", `{"spec":null}`); err != nil {
+			t.Fatal(err)
+		}
+		env.assertStored(t, crd, "spec-null", ``, 2)
+		env.warnings.Take()
 	})
 	t.Run("one item moved and edited is refused", func(t *testing.T) {
 		err := merge("move-edit", `{"spec":{"steps":[{"name":"b"},{"name":"c"},{"name":"a","image":"v2","retry":7}]}}`)

@@ -474,6 +474,16 @@ func (m *model) keyless(p string, sl, nl []interface{}) []interface{} {
 				for i := start; i < len(nl) && cont[i] < 0; i++ {
 					news = append(news, i)
 				}
+				if len(olds) == 1 && len(news) == 1 && !Equal(m.part(q, nl[news[0]]), m.part(q, sl[olds[0]])) {
+					// The new item sends back what another holder left over holds: it may be
+					// that item, moved and changed.
+					for k := range sl {
+						if k != olds[0] && !used[k] && holder[k] && Equal(m.part(q, nl[news[0]]), m.part(q, sl[k])) {
+							m.refused = true
+							return nl
+						}
+					}
+				}
 				sendBack := true
 				for x := range news {
 					if x >= len(olds) || !Equal(m.part(q, nl[news[x]]), m.part(q, sl[olds[x]])) {

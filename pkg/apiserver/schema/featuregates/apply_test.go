@@ -449,6 +449,18 @@ func TestPrepareForUpdateAmbiguousList(t *testing.T) {
 			wantPath: "spec.steps",
 		},
 		{
+			name:     "two items swapped around an unchanged one and both edited",
+			old:      `{"spec":{"steps":[{"name":"a","retry":7},{"name":"b"},{"name":"c","retry":9}]}}`,
+			new:      `{"spec":{"steps":[{"name":"c2","retry":9},{"name":"b"},{"name":"a2","retry":7}]}}`,
+			wantPath: "spec.steps",
+		},
+		{
+			name:     "an item that holds nothing swapped with a holder around an unchanged one, both edited",
+			old:      `{"spec":{"steps":[{"name":"a","retry":7},{"name":"b"},{"name":"c"}]}}`,
+			new:      `{"spec":{"steps":[{"name":"c2"},{"name":"b"},{"name":"a2","retry":7}]}}`,
+			wantPath: "spec.steps",
+		},
+		{
 			name:     "two neighbours edited at once",
 			old:      `{"spec":{"steps":[{"name":"a","retry":7},{"name":"b"}]}}`,
 			new:      `{"spec":{"steps":[{"name":"a","image":"v2"},{"name":"b","image":"v2"}]}}`,

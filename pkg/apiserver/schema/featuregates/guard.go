@@ -255,10 +255,13 @@ func (c *checker) value(n *node, ov interface{}, oHas bool, rv interface{}, rHas
 	case map[string]interface{}:
 		r, ok := rv.(map[string]interface{})
 		if !ok {
-			if len(n.children) == 0 && (!rHas || rv == nil) {
-				return nil // every entry of the map removed, with its values
+			if rHas && rv != nil {
+				return c.fault(func(fp *field.Path) *field.Error { return lostError(fp, stored) })
 			}
-			return c.fault(func(fp *field.Path) *field.Error { return lostError(fp, stored) })
+			// Left out or null: an object or map without its fields and entries. What must
+			// be kept below it is then missing (a parent is recreated to hold it); what goes
+			// with its item or entry (every entry of a map, every item of a list) may go.
+			r = nil
 		}
 		for _, ch := range n.children {
 			cov, coh := o[ch.name]

@@ -163,6 +163,11 @@ func (c *checker) pairKeyless(w *node, o, r []interface{}, holder []*GatedPath) 
 	}
 	for gap, olds := range oGap {
 		news := rGap[gap]
+		if len(olds) == 1 && len(news) == 1 {
+			if j, ok := c.sentAnothers(w, o, olds[0], news[0], taken, holder); ok {
+				return nil, c.unclear(o, []int{j}, holder)
+			}
+		}
 		if len(news) == len(olds) && (len(olds) == 1 || c.sentBack(w, o, olds, news)) {
 			for x, j := range olds {
 				pair[news[x]] = j
@@ -194,6 +199,25 @@ func (c *checker) sentBack(w *node, o []interface{}, olds, news []int) bool {
 		}
 	}
 	return true
+}
+
+// sentAnothers returns a stored holder other than o[old], not taken as the same item, whose
+// values at the disabled paths the result item news was sent with, when they are not what
+// o[old] holds there: the item sent may be that holder moved and changed.
+func (c *checker) sentAnothers(w *node, o []interface{}, old, news int, taken []bool, holder []*GatedPath) (int, bool) {
+	if c.sent == nil {
+		return 0, false
+	}
+	sent, ok := c.sent.lists[c.sentKey()]
+	if !ok || news >= len(sent) || sent[news] == canonical(gatedPart(w, o[old])) {
+		return 0, false
+	}
+	for j := range o {
+		if j != old && !taken[j] && holder[j] != nil && sent[news] == canonical(gatedPart(w, o[j])) {
+			return j, true
+		}
+	}
+	return 0, false
 }
 
 // unclear is the error of a write to a list without keys after which a stored item that

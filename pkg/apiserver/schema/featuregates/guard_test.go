@@ -57,7 +57,14 @@ func TestCheckKept(t *testing.T) {
 		{name: "kept", old: `{"spec":{"config":{"secret":"s"}}}`, result: `{"spec":{"config":{"secret":"s","mode":"m"}}}`},
 		{name: "lost", old: `{"spec":{"config":{"secret":"s"}}}`, result: `{"spec":{"config":{"mode":"m"}}}`, wantPath: "spec.config.secret"},
 		{name: "changed", old: `{"spec":{"config":{"secret":"s"}}}`, result: `{"spec":{"config":{"secret":"t"}}}`, wantPath: "spec.config.secret"},
-		{name: "parent gone", old: `{"spec":{"config":{"secret":"s"}}}`, result: `{"spec":{}}`, wantPath: "spec.config"},
+		{name: "parent gone", old: `{"spec":{"config":{"secret":"s"}}}`, result: `{"spec":{}}`, wantPath: "spec.config.secret"},
+		{name: "grandparent gone", old: `{"spec":{"config":{"secret":"s"}}}`, result: `{}`, wantPath: "spec.config.secret"},
+		{name: "grandparent null", old: `{"spec":{"config":{"secret":"s"}}}`, result: `{"spec":null}`, wantPath: "spec.config.secret"},
+		{name: "grandparent a scalar", old: `{"spec":{"steps":[{"name":"a","retry":1}]}}`, result: `{"spec":"plain"}`, wantPath: "spec"},
+		{name: "list removed with its parent", old: `{"spec":{"steps":[{"name":"a","retry":1}]}}`, result: `{}`},
+		{name: "list removed with its parent sent null", old: `{"spec":{"steps":[{"name":"a","retry":1}]}}`, result: `{"spec":null}`},
+		{name: "list-map removed with its parent", old: `{"spec":{"ports":[{"name":"a","hostPort":1}]}}`, result: `{}`},
+		{name: "gated [*] removed with its parent", old: `{"spec":{"tags":["a"]}}`, result: `{}`, wantPath: "spec.tags"},
 		{name: "parent a scalar", old: `{"spec":{"config":{"secret":"s"}}}`, result: `{"spec":{"config":"plain"}}`, wantPath: "spec.config"},
 		{name: "let in", old: `{"spec":{}}`, result: `{"spec":{"config":{"secret":"s"}}}`, wantPath: "spec.config.secret"},
 		{name: "let in on create", result: `{"spec":{"steps":[{"name":"a","retry":1}]}}`, wantPath: "spec.steps[0].retry"},
@@ -97,6 +104,22 @@ func TestCheckKept(t *testing.T) {
 			wantPath: "spec.steps",
 		},
 		{
+			name: "swapped around an unchanged item and edited, values restored in place",
+			old:  `{"spec":{"steps":[{"name":"a","retry":1},{"name":"b"},{"name":"c","retry":3}]}}`,
+			sent: `{"spec":{"steps":[{"name":"c2","retry":3},{"name":"b"},{"name":"a2","retry":1}]}}`, result: `{"spec":{"steps":[{"name":"c2","retry":1},{"name":"b"},{"name":"a2","retry":3}]}}`,
+			wantPath: "spec.steps",
+		},
+		{
+			name: "two items edited in place around an unchanged one, values sent back",
+			old:  `{"spec":{"steps":[{"name":"a","retry":1},{"name":"b"},{"name":"c","retry":3}]}}`,
+			sent: `{"spec":{"steps":[{"name":"a2","retry":1},{"name":"b"},{"name":"c2","retry":3}]}}`, result: `{"spec":{"steps":[{"name":"a2","retry":1},{"name":"b"},{"name":"c2","retry":3}]}}`,
+		},
+		{
+			name: "two items edited in place around an unchanged one, a value changed",
+			old:  `{"spec":{"steps":[{"name":"a","retry":1},{"name":"b"},{"name":"c","retry":3}]}}`,
+			sent: `{"spec":{"steps":[{"name":"a2","retry":5},{"name":"b"},{"name":"c2"}]}}`, result: `{"spec":{"steps":[{"name":"a2","retry":1},{"name":"b"},{"name":"c2","retry":3}]}}`,
+		},
+		{
 			name: "moved and edited, value dropped",
 			old:  `{"spec":{"steps":[{"name":"a","retry":1},{"name":"b"},{"name":"c"}]}}`, result: `{"spec":{"steps":[{"name":"b"},{"name":"c"},{"name":"a2"}]}}`,
 			wantPath: "spec.steps",
@@ -127,6 +150,45 @@ func TestCheckKept(t *testing.T) {
 			}
 			if !writemodel.Equal(result, resultCopy) || !writemodel.Equal(old, oldCopy) {
 				t.Error("CheckKept modified its arguments")
+			}
+		})
+	}
+}
+
+// TestParentLeftOutAboveLists: a write that leaves out, or sends as null, the parent of lists
+// and maps whose items hold stored values at a disabled path removes their items, with the
+// values, as a write that leaves out the lists themselves does; gating and the last check
+// agree, and a stored value that must be kept recreates the parent.
+func TestParentLeftOutAboveLists(t *testing.T) {
+	gates := []GateSpec{{Name: "RetryGate", PreRelease: Alpha, FieldPaths: []string{
+		".spec.steps[*].retry", ".spec.ports[*].hostPort", ".spec.config.secret"}}}
+	ix := Compile(gates, structuralFromJSON(t, `{"type":"object","properties":{"spec":{"type":"object","properties":{
+		"image":{"type":"string"},
+		"steps":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"retry":{"type":"integer"}}}},
+		"ports":{"type":"array","x-kubernetes-list-type":"map","x-kubernetes-list-map-keys":["name"],"items":{"type":"object","required":["name"],"properties":{"name":{"type":"string"},"hostPort":{"type":"integer"}}}},
+		"config":{"type":"object","properties":{"secret":{"type":"string"}}}}}}}`))
+	lists := `{"spec":{"image":"x","steps":[{"name":"a","retry":1}],"ports":[{"name":"p","hostPort":2}]}}`
+	tests := []struct {
+		name, stored, sent, want string
+	}{
+		{name: "left out", stored: lists, sent: `{}`, want: `{}`},
+		{name: "null", stored: lists, sent: `{"spec":null}`, want: `{"spec":null}`},
+		{name: "empty", stored: lists, sent: `{"spec":{}}`, want: `{"spec":{}}`},
+		{
+			name:   "left out, with a stored value that recreates it",
+			stored: `{"spec":{"image":"x","steps":[{"name":"a","retry":1}],"config":{"secret":"s"}}}`, sent: `{}`,
+			want: `{"spec":{"config":{"secret":"s"}}}`,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := writeOutcome(ix, obj(t, tc.stored), obj(t, tc.sent), nil)
+			if err != nil {
+				t.Fatalf("refused: %v", err)
+			}
+			if want := obj(t, tc.want); !writemodel.Equal(got, want) {
+				b, _ := json.Marshal(got)
+				t.Errorf("got %s, want %s", b, tc.want)
 			}
 		})
 	}

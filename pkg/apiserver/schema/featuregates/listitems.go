@@ -179,11 +179,29 @@ func correlate(n *node, items, oldItems []interface{}, u *Unsendable) ([]int, *a
 			oldInGap[gapOld[j]] = append(oldInGap[gapOld[j]], j)
 		}
 	}
+	// The holders that rule 1 left, by what they hold: a new item that sends back what one
+	// of them holds, in another one's place, may be that one moved.
+	var leftHeld map[string]int
+	for j := range oldItems {
+		if !oldMatched[j] && held[j] != nil {
+			if leftHeld == nil {
+				leftHeld = map[string]int{}
+			}
+			if _, ok := leftHeld[heldKey(n.wildcard, oldItems[j])]; !ok {
+				leftHeld[heldKey(n.wildcard, oldItems[j])] = j
+			}
+		}
+	}
 	for j := range oldItems {
 		if oldMatched[j] {
 			continue
 		}
 		olds, news := oldInGap[gapOld[j]], newInGap[gapOld[j]]
+		if len(olds) == 1 && len(news) == 1 {
+			if other, ok := sendsAnothers(n.wildcard, items[news[0]], oldItems[olds[0]], leftHeld); ok {
+				return nil, &ambiguity{item: other, held: held[other], why: "the write put this item, changed, in the place of another stored item: it sends back, at the disabled fields, what this item holds"}
+			}
+		}
 		if len(olds) == len(news) && (len(olds) == 1 || echoes(n.wildcard, items, news, oldItems, olds)) {
 			for x, o := range olds {
 				match[news[x]], oldMatched[o] = o, true // edited in place
@@ -218,6 +236,19 @@ func echoes(n *node, items []interface{}, news []int, oldItems []interface{}, ol
 		}
 	}
 	return true
+}
+
+// sendsAnothers returns the stored item, among the holders left over by rule 1 (leftHeld: the
+// first of them by heldKey), whose values at the disabled paths of n the new item sends back
+// in place of what the stored item it would continue holds there; ok is false when there is
+// none.
+func sendsAnothers(n *node, item, stored interface{}, leftHeld map[string]int) (other int, ok bool) {
+	sent := heldKey(n, item)
+	if sent == heldKey(n, stored) {
+		return 0, false
+	}
+	other, ok = leftHeld[sent]
+	return other, ok
 }
 
 // heldKey renders what v holds at the disabled paths of n (see held), as canonical JSON.
