@@ -51,6 +51,7 @@ func TestFieldGatesNeverLost(t *testing.T) {
 		"extra-null":   `"spec":{"extra":{"cpu":"1"}}`,
 		"swap-edit":    `"spec":{"steps":[{"name":"a","retry":7},{"name":"b","retry":8}]}`,
 		"swap-around":  `"spec":{"steps":[{"name":"a","retry":7},{"name":"b"},{"name":"c","retry":9}]}`,
+		"swap-part":    `"spec":{"steps":[{"name":"a","retry":7,"sub":[{"v":0,"w":1}]},{"name":"b"},{"name":"c","retry":9,"sub":[{"v":0,"w":2}]}]}`,
 		"spec-null":    `"spec":{"steps":[{"name":"a","retry":7}],"ports":[{"name":"p","hostPort":1}]}`,
 		"move-edit":    `"spec":{"steps":[{"name":"a","retry":7},{"name":"b"},{"name":"c"}]}`,
 		"edit-all":     `"spec":{"steps":[{"name":"a","retry":7},{"name":"b","retry":8}]}`,
@@ -119,6 +120,10 @@ func TestFieldGatesNeverLost(t *testing.T) {
 	t.Run("two items swapped around an unchanged one and both edited are refused", func(t *testing.T) {
 		err := merge("swap-around", `{"spec":{"steps":[{"name":"c2","retry":9},{"name":"b"},{"name":"a2","retry":7}]}}`)
 		refused(t, "swap-around", err, "spec.steps", objects["swap-around"])
+	})
+	t.Run("two items swapped around an unchanged one, edited, and sent with part of their values are refused", func(t *testing.T) {
+		err := merge("swap-part", `{"spec":{"steps":[{"name":"c2","retry":9},{"name":"b"},{"name":"a2","retry":7}]}}`)
+		refused(t, "swap-part", err, "spec.steps", objects["swap-part"])
 	})
 	t.Run("spec sent as null removes the lists whose items hold stored values, with them", func(t *testing.T) {
 		if err := merge("spec-null", `{"spec":null}`); err != nil {

@@ -289,6 +289,11 @@ func (g *Gen) Write(stored map[string]interface{}, family string) (map[string]in
 			o["port"] = g.unique()
 		} else {
 			o["image"] = g.str("i")
+			if g.R.Intn(4) == 0 {
+				// Sent without one of its values at a field that may be gated (as an apply of
+				// a manifest without it does): the item then sends back part of what it holds.
+				delete(o, "retry")
+			}
 		}
 		return o
 	}

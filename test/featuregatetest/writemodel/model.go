@@ -474,13 +474,23 @@ func (m *model) keyless(p string, sl, nl []interface{}) []interface{} {
 				for i := start; i < len(nl) && cont[i] < 0; i++ {
 					news = append(news, i)
 				}
-				if len(olds) == 1 && len(news) == 1 && !Equal(m.part(q, nl[news[0]]), m.part(q, sl[olds[0]])) {
-					// The new item sends back what another holder left over holds: it may be
-					// that item, moved and changed.
+				if len(olds) == 1 && len(news) == 1 {
+					// The new item sends, at some field that is not live, what another holder
+					// left over holds there and its own stored item does not: it may be that
+					// item, moved and changed.
+					sent, own := byField(m.part(q, nl[news[0]])), byField(m.part(q, sl[olds[0]]))
 					for k := range sl {
-						if k != olds[0] && !used[k] && holder[k] && Equal(m.part(q, nl[news[0]]), m.part(q, sl[k])) {
-							m.refused = true
-							return nl
+						if k == olds[0] || used[k] || !holder[k] {
+							continue
+						}
+						other := byField(m.part(q, sl[k]))
+						for f, v := range sent {
+							if ov, ok := other[f]; ok && Equal(v, ov) {
+								if mv, mine := own[f]; !mine || !Equal(v, mv) {
+									m.refused = true
+									return nl
+								}
+							}
 						}
 					}
 				}
@@ -517,5 +527,26 @@ func (m *model) keyless(p string, sl, nl []interface{}) []interface{} {
 			out[i], _ = m.value(q, nil, false, it, true)
 		}
 	}
+	return out
+}
+
+// byField lists the values of a part (see part) by their place in it: objects are entered,
+// anything else (a value at a field that is not live, or a list) is one value. Absent and
+// null values are left out.
+func byField(v interface{}) map[string]interface{} {
+	out := map[string]interface{}{}
+	var walk func(at string, v interface{})
+	walk = func(at string, v interface{}) {
+		switch x := v.(type) {
+		case nil:
+		case map[string]interface{}:
+			for k, cv := range x {
+				walk(at+"."+k, cv)
+			}
+		default:
+			out[at] = x
+		}
+	}
+	walk("", v)
 	return out
 }

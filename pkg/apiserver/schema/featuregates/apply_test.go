@@ -419,7 +419,7 @@ func TestPrepareForUpdateEqualProjectionsHoldingNothing(t *testing.T) {
 // stored item that holds a disabled value cannot be found: they fail with the list's path
 // and the gate, rather than move the value to another item or drop it.
 func TestPrepareForUpdateAmbiguousList(t *testing.T) {
-	gates := []GateSpec{{Name: "RetryGate", PreRelease: Alpha, FieldPaths: []string{".spec.steps[*].retry", ".spec.rules[*].filters[*].retry", ".spec.config.secret"}}}
+	gates := []GateSpec{{Name: "RetryGate", PreRelease: Alpha, FieldPaths: []string{".spec.steps[*].retry", ".spec.steps[*].timeout", ".spec.rules[*].filters[*].retry", ".spec.config.secret"}}}
 	tests := []struct {
 		name, old, new string
 		wantPath       string
@@ -452,6 +452,18 @@ func TestPrepareForUpdateAmbiguousList(t *testing.T) {
 			name:     "two items swapped around an unchanged one and both edited",
 			old:      `{"spec":{"steps":[{"name":"a","retry":7},{"name":"b"},{"name":"c","retry":9}]}}`,
 			new:      `{"spec":{"steps":[{"name":"c2","retry":9},{"name":"b"},{"name":"a2","retry":7}]}}`,
+			wantPath: "spec.steps",
+		},
+		{
+			name:     "two items swapped around an unchanged one and both edited, sending back part of their values",
+			old:      `{"spec":{"steps":[{"name":"a","retry":7,"timeout":1},{"name":"b"},{"name":"c","retry":9,"timeout":2}]}}`,
+			new:      `{"spec":{"steps":[{"name":"c2","retry":9},{"name":"b"},{"name":"a2","retry":7}]}}`,
+			wantPath: "spec.steps",
+		},
+		{
+			name:     "two items swapped around an unchanged one and both edited, sending back their values and more",
+			old:      `{"spec":{"steps":[{"name":"a","retry":7},{"name":"b"},{"name":"c","retry":9}]}}`,
+			new:      `{"spec":{"steps":[{"name":"c2","retry":9,"timeout":5},{"name":"b"},{"name":"a2","retry":7,"timeout":5}]}}`,
 			wantPath: "spec.steps",
 		},
 		{

@@ -19,6 +19,8 @@ package featuregates
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
@@ -201,9 +203,9 @@ func (c *checker) sentBack(w *node, o []interface{}, olds, news []int) bool {
 	return true
 }
 
-// sentAnothers returns a stored holder other than o[old], not taken as the same item, whose
-// values at the disabled paths the result item news was sent with, when they are not what
-// o[old] holds there: the item sent may be that holder moved and changed.
+// sentAnothers returns a stored holder other than o[old], not taken as the same item, that
+// holds, at some disabled path, the value the result item news was sent with there, where
+// o[old] holds another value or none: the item sent may be that holder moved and changed.
 func (c *checker) sentAnothers(w *node, o []interface{}, old, news int, taken []bool, holder []*GatedPath) (int, bool) {
 	if c.sent == nil {
 		return 0, false
@@ -212,12 +214,47 @@ func (c *checker) sentAnothers(w *node, o []interface{}, old, news int, taken []
 	if !ok || news >= len(sent) || sent[news] == canonical(gatedPart(w, o[old])) {
 		return 0, false
 	}
+	var part interface{}
+	d := json.NewDecoder(strings.NewReader(sent[news]))
+	d.UseNumber()
+	if err := d.Decode(&part); err != nil {
+		return 0, false
+	}
+	byPath := leaves(part)
+	own := leaves(gatedPart(w, o[old]))
 	for j := range o {
-		if j != old && !taken[j] && holder[j] != nil && sent[news] == canonical(gatedPart(w, o[j])) {
-			return j, true
+		if j == old || taken[j] || holder[j] == nil {
+			continue
+		}
+		theirs := leaves(gatedPart(w, o[j]))
+		for p, v := range byPath {
+			if own[p] != v && theirs[p] == v {
+				return j, true
+			}
 		}
 	}
 	return 0, false
+}
+
+// leaves renders the values of v by their path from v, descending objects only, each as
+// canonical JSON (nil gives none).
+func leaves(v interface{}) map[string]string {
+	out := map[string]string{}
+	var walk func(at string, v interface{})
+	walk = func(at string, v interface{}) {
+		if v == nil {
+			return
+		}
+		if m, ok := v.(map[string]interface{}); ok {
+			for k, cv := range m {
+				walk(at+"/"+strconv.Quote(k), cv)
+			}
+			return
+		}
+		out[at] = canonical(v)
+	}
+	walk("", v)
+	return out
 }
 
 // unclear is the error of a write to a list without keys after which a stored item that

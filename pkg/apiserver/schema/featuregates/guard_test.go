@@ -43,9 +43,9 @@ var (
 // lost, moved to another item, changed, or a value let in; and results it accepts.
 func TestCheckKept(t *testing.T) {
 	gates := []GateSpec{{Name: "RetryGate", PreRelease: Alpha, FieldPaths: []string{
-		".spec.steps[*].retry", ".spec.tags[*]", ".spec.config.secret", ".spec.ports[*].hostPort"}}}
+		".spec.steps[*].retry", ".spec.steps[*].note", ".spec.tags[*]", ".spec.config.secret", ".spec.ports[*].hostPort"}}}
 	schema := structuralFromJSON(t, `{"type":"object","properties":{"spec":{"type":"object","properties":{
-		"steps":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"retry":{"type":"integer"}}}},
+		"steps":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"retry":{"type":"integer"},"note":{"type":"string"}}}},
 		"ports":{"type":"array","x-kubernetes-list-type":"map","x-kubernetes-list-map-keys":["name"],"items":{"type":"object","required":["name"],"properties":{"name":{"type":"string"},"hostPort":{"type":"integer"}}}},
 		"tags":{"type":"array","items":{"type":"string"}},
 		"config":{"type":"object","properties":{"secret":{"type":"string"},"mode":{"type":"string"}}}}}}}`)
@@ -107,6 +107,12 @@ func TestCheckKept(t *testing.T) {
 			name: "swapped around an unchanged item and edited, values restored in place",
 			old:  `{"spec":{"steps":[{"name":"a","retry":1},{"name":"b"},{"name":"c","retry":3}]}}`,
 			sent: `{"spec":{"steps":[{"name":"c2","retry":3},{"name":"b"},{"name":"a2","retry":1}]}}`, result: `{"spec":{"steps":[{"name":"c2","retry":1},{"name":"b"},{"name":"a2","retry":3}]}}`,
+			wantPath: "spec.steps",
+		},
+		{
+			name: "swapped around an unchanged item and edited, part of the values sent back",
+			old:  `{"spec":{"steps":[{"name":"a","retry":1,"note":"x"},{"name":"b"},{"name":"c","retry":3,"note":"y"}]}}`,
+			sent: `{"spec":{"steps":[{"name":"c2","retry":3},{"name":"b"},{"name":"a2"}]}}`, result: `{"spec":{"steps":[{"name":"c2","retry":1,"note":"x"},{"name":"b"},{"name":"a2","retry":3,"note":"y"}]}}`,
 			wantPath: "spec.steps",
 		},
 		{

@@ -179,17 +179,12 @@ func correlate(n *node, items, oldItems []interface{}, u *Unsendable) ([]int, *a
 			oldInGap[gapOld[j]] = append(oldInGap[gapOld[j]], j)
 		}
 	}
-	// The holders that rule 1 left, by what they hold: a new item that sends back what one
-	// of them holds, in another one's place, may be that one moved.
-	var leftHeld map[string]int
+	// The holders that rule 1 left: a new item that sends back, at a disabled path, what one
+	// of them holds there, in another one's place, may be that one moved.
+	var left []int
 	for j := range oldItems {
 		if !oldMatched[j] && held[j] != nil {
-			if leftHeld == nil {
-				leftHeld = map[string]int{}
-			}
-			if _, ok := leftHeld[heldKey(n.wildcard, oldItems[j])]; !ok {
-				leftHeld[heldKey(n.wildcard, oldItems[j])] = j
-			}
+			left = append(left, j)
 		}
 	}
 	for j := range oldItems {
@@ -198,7 +193,7 @@ func correlate(n *node, items, oldItems []interface{}, u *Unsendable) ([]int, *a
 		}
 		olds, news := oldInGap[gapOld[j]], newInGap[gapOld[j]]
 		if len(olds) == 1 && len(news) == 1 {
-			if other, ok := sendsAnothers(n.wildcard, items[news[0]], oldItems[olds[0]], leftHeld); ok {
+			if other, ok := sendsAnothers(n.wildcard, items[news[0]], oldItems, olds[0], left); ok {
 				return nil, &ambiguity{item: other, held: held[other], why: "the write put this item, changed, in the place of another stored item: it sends back, at the disabled fields, what this item holds"}
 			}
 		}
@@ -238,17 +233,54 @@ func echoes(n *node, items []interface{}, news []int, oldItems []interface{}, ol
 	return true
 }
 
-// sendsAnothers returns the stored item, among the holders left over by rule 1 (leftHeld: the
-// first of them by heldKey), whose values at the disabled paths of n the new item sends back
-// in place of what the stored item it would continue holds there; ok is false when there is
-// none.
-func sendsAnothers(n *node, item, stored interface{}, leftHeld map[string]int) (other int, ok bool) {
-	sent := heldKey(n, item)
-	if sent == heldKey(n, stored) {
+// sendsAnothers returns a stored item among left (the holders that rule 1 left), other than
+// oldItems[own], that holds, at a disabled path of n, the value the new item sends there,
+// where oldItems[own] holds another value or none: the new item, in own's place, may be that
+// item moved. ok is false when there is none.
+func sendsAnothers(n *node, item interface{}, oldItems []interface{}, own int, left []int) (other int, ok bool) {
+	sent := heldByPath(held(n, item))
+	if len(sent) == 0 {
 		return 0, false
 	}
-	other, ok = leftHeld[sent]
-	return other, ok
+	mine := heldByPath(held(n, oldItems[own]))
+	for _, j := range left {
+		if j == own {
+			continue
+		}
+		theirs := heldByPath(held(n, oldItems[j]))
+		for p, v := range sent {
+			if mine[p] != v && theirs[p] == v {
+				return j, true
+			}
+		}
+	}
+	return 0, false
+}
+
+// heldByPath flattens what held returns into its values by path below the item: objects are
+// walked, and any other value (a value at a disabled path, or a list) is one entry, as
+// canonical JSON.
+func heldByPath(h interface{}) map[string]string {
+	out := map[string]string{}
+	var walk func(prefix string, v interface{})
+	walk = func(prefix string, v interface{}) {
+		if m, ok := v.(map[string]interface{}); ok {
+			for k, cv := range m {
+				walk(prefix+"\x00"+k, cv)
+			}
+			return
+		}
+		b, err := json.Marshal(v)
+		if err != nil {
+			out[prefix] = fmt.Sprintf("%#v", v)
+			return
+		}
+		out[prefix] = string(b)
+	}
+	if h != nil {
+		walk("", h)
+	}
+	return out
 }
 
 // heldKey renders what v holds at the disabled paths of n (see held), as canonical JSON.
