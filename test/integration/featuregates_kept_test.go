@@ -52,6 +52,7 @@ func TestFieldGatesNeverLost(t *testing.T) {
 		"swap-edit":    `"spec":{"steps":[{"name":"a","retry":7},{"name":"b","retry":8}]}`,
 		"swap-around":  `"spec":{"steps":[{"name":"a","retry":7},{"name":"b"},{"name":"c","retry":9}]}`,
 		"swap-part":    `"spec":{"steps":[{"name":"a","retry":7,"sub":[{"v":0,"w":1}]},{"name":"b"},{"name":"c","retry":9,"sub":[{"v":0,"w":2}]}]}`,
+		"equal-values": `"spec":{"steps":[{"name":"a","retry":3},{"name":"u","retry":3}]}`,
 		"spec-null":    `"spec":{"steps":[{"name":"a","retry":7}],"ports":[{"name":"p","hostPort":1}]}`,
 		"move-edit":    `"spec":{"steps":[{"name":"a","retry":7},{"name":"b"},{"name":"c"}]}`,
 		"edit-all":     `"spec":{"steps":[{"name":"a","retry":7},{"name":"b","retry":8}]}`,
@@ -124,6 +125,17 @@ func TestFieldGatesNeverLost(t *testing.T) {
 	t.Run("two items swapped around an unchanged one, edited, and sent with part of their values are refused", func(t *testing.T) {
 		err := merge("swap-part", `{"spec":{"steps":[{"name":"c2","retry":9},{"name":"b"},{"name":"a2","retry":7}]}}`)
 		refused(t, "swap-part", err, "spec.steps", objects["swap-part"])
+	})
+	t.Run("items with equal values edited, one of them holding none, keep their own", func(t *testing.T) {
+		// The manifest gives every step retry 3; c was added while the gate was off.
+		if err := merge("equal-values", `{"spec":{"steps":[{"name":"a","retry":3},{"name":"u","retry":3},{"name":"c","retry":3}]}}`); err != nil {
+			t.Fatal(err)
+		}
+		if err := merge("equal-values", `{"spec":{"steps":[{"name":"a2","retry":3},{"name":"u","retry":3},{"name":"c2","retry":3}]}}`); err != nil {
+			t.Fatal(err)
+		}
+		env.assertStored(t, crd, "equal-values", `"spec":{"steps":[{"name":"a2","retry":3},{"name":"u","retry":3},{"name":"c2"}]}`, 3)
+		env.warnings.Take()
 	})
 	t.Run("spec sent as null removes the lists whose items hold stored values, with them", func(t *testing.T) {
 		if err := merge("spec-null", `{"spec":null}`); err != nil {

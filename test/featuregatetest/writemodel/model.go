@@ -23,6 +23,7 @@ package writemodel
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"strings"
 )
@@ -452,6 +453,8 @@ func (m *model) keyless(p string, sl, nl []interface{}) []interface{} {
 				}
 			}
 			// Gaps between the pairs: the stored and new items left between the same pairs.
+			type gap struct{ olds, news []int }
+			var gaps []gap
 			for j := 0; j < len(sl); {
 				if used[j] {
 					j++
@@ -474,13 +477,31 @@ func (m *model) keyless(p string, sl, nl []interface{}) []interface{} {
 				for i := start; i < len(nl) && cont[i] < 0; i++ {
 					news = append(news, i)
 				}
+				gaps = append(gaps, gap{olds, news})
+			}
+			// The stored items that the new items of their gap send back, in order.
+			echoed := map[int]bool{}
+			for _, gp := range gaps {
+				if len(gp.olds) != len(gp.news) {
+					continue
+				}
+				same := true
+				for x := range gp.olds {
+					same = same && Equal(m.part(q, nl[gp.news[x]]), m.part(q, sl[gp.olds[x]]))
+				}
+				for _, o := range gp.olds {
+					echoed[o] = same
+				}
+			}
+			for _, gp := range gaps {
+				olds, news := gp.olds, gp.news
 				if len(olds) == 1 && len(news) == 1 {
 					// The new item sends, at some field that is not live, what another holder
-					// left over holds there and its own stored item does not: it may be that
-					// item, moved and changed.
+					// left over, and not sent back in its own gap, holds there, and its own
+					// stored item does not: it may be that item, moved and changed.
 					sent, own := byField(m.part(q, nl[news[0]])), byField(m.part(q, sl[olds[0]]))
 					for k := range sl {
-						if k == olds[0] || used[k] || !holder[k] {
+						if k == olds[0] || used[k] || !holder[k] || echoed[k] {
 							continue
 						}
 						other := byField(m.part(q, sl[k]))
@@ -530,9 +551,8 @@ func (m *model) keyless(p string, sl, nl []interface{}) []interface{} {
 	return out
 }
 
-// byField lists the values of a part (see part) by their place in it: objects are entered,
-// anything else (a value at a field that is not live, or a list) is one value. Absent and
-// null values are left out.
+// byField lists the values of a part (see part) by their place in it: objects and lists (by
+// index) are entered, and each other value is one. Absent and null values are left out.
 func byField(v interface{}) map[string]interface{} {
 	out := map[string]interface{}{}
 	var walk func(at string, v interface{})
@@ -542,6 +562,10 @@ func byField(v interface{}) map[string]interface{} {
 		case map[string]interface{}:
 			for k, cv := range x {
 				walk(at+"."+k, cv)
+			}
+		case []interface{}:
+			for i, cv := range x {
+				walk(fmt.Sprintf("%s[%d]", at, i), cv)
 			}
 		default:
 			out[at] = x

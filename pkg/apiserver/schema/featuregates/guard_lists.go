@@ -163,10 +163,22 @@ func (c *checker) pairKeyless(w *node, o, r []interface{}, holder []*GatedPath) 
 			rGap[g] = append(rGap[g], i)
 		}
 	}
+	// The stored items that the items of their own gap were sent back as, in order.
+	var echoed map[int]bool
+	for gap, olds := range oGap {
+		if news := rGap[gap]; len(news) == len(olds) && c.sentBack(w, o, olds, news) {
+			if echoed == nil {
+				echoed = map[int]bool{}
+			}
+			for _, j := range olds {
+				echoed[j] = true
+			}
+		}
+	}
 	for gap, olds := range oGap {
 		news := rGap[gap]
 		if len(olds) == 1 && len(news) == 1 {
-			if j, ok := c.sentAnothers(w, o, olds[0], news[0], taken, holder); ok {
+			if j, ok := c.sentAnothers(w, o, olds[0], news[0], taken, echoed, holder); ok {
 				return nil, c.unclear(o, []int{j}, holder)
 			}
 		}
@@ -203,10 +215,11 @@ func (c *checker) sentBack(w *node, o []interface{}, olds, news []int) bool {
 	return true
 }
 
-// sentAnothers returns a stored holder other than o[old], not taken as the same item, that
-// holds, at some disabled path, the value the result item news was sent with there, where
-// o[old] holds another value or none: the item sent may be that holder moved and changed.
-func (c *checker) sentAnothers(w *node, o []interface{}, old, news int, taken []bool, holder []*GatedPath) (int, bool) {
+// sentAnothers returns a stored holder other than o[old], neither taken as the same item nor
+// echoed (sent back by the items of its own gap), that holds, at some disabled path, the
+// value the result item news was sent with there, where o[old] holds another value or none:
+// the item sent may be that holder moved and changed.
+func (c *checker) sentAnothers(w *node, o []interface{}, old, news int, taken []bool, echoed map[int]bool, holder []*GatedPath) (int, bool) {
 	if c.sent == nil {
 		return 0, false
 	}
@@ -223,7 +236,7 @@ func (c *checker) sentAnothers(w *node, o []interface{}, old, news int, taken []
 	byPath := leaves(part)
 	own := leaves(gatedPart(w, o[old]))
 	for j := range o {
-		if j == old || taken[j] || holder[j] == nil {
+		if j == old || taken[j] || echoed[j] || holder[j] == nil {
 			continue
 		}
 		theirs := leaves(gatedPart(w, o[j]))
@@ -236,22 +249,25 @@ func (c *checker) sentAnothers(w *node, o []interface{}, old, news int, taken []
 	return 0, false
 }
 
-// leaves renders the values of v by their path from v, descending objects only, each as
-// canonical JSON (nil gives none).
+// leaves renders the values of v by their path from v, descending objects and lists (by
+// index), each as canonical JSON (nil gives none).
 func leaves(v interface{}) map[string]string {
 	out := map[string]string{}
 	var walk func(at string, v interface{})
 	walk = func(at string, v interface{}) {
-		if v == nil {
-			return
-		}
-		if m, ok := v.(map[string]interface{}); ok {
-			for k, cv := range m {
+		switch x := v.(type) {
+		case nil:
+		case map[string]interface{}:
+			for k, cv := range x {
 				walk(at+"/"+strconv.Quote(k), cv)
 			}
-			return
+		case []interface{}:
+			for i, cv := range x {
+				walk(at+"/"+strconv.Itoa(i), cv)
+			}
+		default:
+			out[at] = canonical(v)
 		}
-		out[at] = canonical(v)
 	}
 	walk("", v)
 	return out

@@ -200,6 +200,75 @@ func TestParentLeftOutAboveLists(t *testing.T) {
 	}
 }
 
+// TestRule2SentValues: rule 2's refusal of a new item that sends, at a disabled path, what
+// another stored item left over holds there (the item may be that one moved), through
+// gating and the last check together: writes from a review on a running server, moves that
+// must be refused and ordinary writes that must not.
+func TestRule2SentValues(t *testing.T) {
+	ix := Compile([]GateSpec{{Name: "RetryGate", PreRelease: Alpha, FieldPaths: []string{
+		".spec.steps[*].retry", ".spec.steps[*].timeout", ".spec.steps[*].subs[*].retry", ".spec.steps[*].subs[*].timeout"}}},
+		structuralFromJSON(t, `{"type":"object","properties":{"spec":{"type":"object","properties":{
+		"steps":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"retry":{"type":"integer"},"timeout":{"type":"integer"},
+		"subs":{"type":"array","items":{"type":"object","properties":{"n":{"type":"string"},"retry":{"type":"integer"},"timeout":{"type":"integer"}}}}}}}}}}}`))
+	tests := []struct {
+		name, stored, sent string
+		want               string // "" when the write must be refused at spec.steps
+	}{
+		{
+			name:   "swapped around an unchanged item, edited, sent with part of their values",
+			stored: `{"spec":{"steps":[{"name":"a","retry":7,"timeout":1},{"name":"u"},{"name":"c","retry":9,"timeout":2}]}}`,
+			sent:   `{"spec":{"steps":[{"name":"c2","retry":9},{"name":"u"},{"name":"a2","retry":7}]}}`,
+		},
+		{
+			name:   "swapped around an unchanged item, edited, sent with part of their values in a nested list",
+			stored: `{"spec":{"steps":[{"name":"a","subs":[{"n":"p","retry":1,"timeout":5}]},{"name":"u"},{"name":"b","subs":[{"n":"q","retry":2,"timeout":6}]}]}}`,
+			sent:   `{"spec":{"steps":[{"name":"b2","subs":[{"n":"q","retry":2}]},{"name":"u"},{"name":"a2","subs":[{"n":"p","retry":1}]}]}}`,
+		},
+		{
+			name:   "swapped around an unchanged item, edited, with an item of a nested list moved along",
+			stored: `{"spec":{"steps":[{"name":"a","subs":[{"n":"p","retry":1},{"n":"p9"}]},{"name":"u"},{"name":"b","subs":[{"n":"q","retry":2}]}]}}`,
+			sent:   `{"spec":{"steps":[{"name":"b2","subs":[{"n":"q","retry":2},{"n":"p9"}]},{"name":"u"},{"name":"a2","subs":[{"n":"p","retry":1}]}]}}`,
+		},
+		{
+			name:   "equal values everywhere, an item that holds none edited beside one sent back",
+			stored: `{"spec":{"steps":[{"name":"a","retry":3},{"name":"u","retry":3},{"name":"c"}]}}`,
+			sent:   `{"spec":{"steps":[{"name":"a2","retry":3},{"name":"u","retry":3},{"name":"c2","retry":3}]}}`,
+			want:   `{"spec":{"steps":[{"name":"a2","retry":3},{"name":"u","retry":3},{"name":"c2"}]}}`,
+		},
+		{
+			name:   "a nested item removed in one item, another item edited, every value sent back",
+			stored: `{"spec":{"steps":[{"name":"a","subs":[{"n":"p","retry":1},{"n":"p2","retry":1}]},{"name":"u"},{"name":"b","subs":[{"n":"q","retry":1}]}]}}`,
+			sent:   `{"spec":{"steps":[{"name":"a","subs":[{"n":"p","retry":1}]},{"name":"u"},{"name":"b2","subs":[{"n":"q","retry":1}]}]}}`,
+			want:   `{"spec":{"steps":[{"name":"a","subs":[{"n":"p","retry":1}]},{"name":"u"},{"name":"b2","subs":[{"n":"q","retry":1}]}]}}`,
+		},
+		{
+			name:   "items edited in place around an unchanged one, a value changed to what the other holds",
+			stored: `{"spec":{"steps":[{"name":"a","retry":1},{"name":"u"},{"name":"c","retry":2}]}}`,
+			sent:   `{"spec":{"steps":[{"name":"a2","retry":2},{"name":"u"},{"name":"c2","retry":2}]}}`,
+			want:   `{"spec":{"steps":[{"name":"a2","retry":1},{"name":"u"},{"name":"c2","retry":2}]}}`,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := writeOutcome(ix, obj(t, tc.stored), obj(t, tc.sent), nil)
+			if tc.want == "" {
+				if err == nil || err.Field != "spec.steps" {
+					b, _ := json.Marshal(got)
+					t.Fatalf("want a refusal at spec.steps, got %v, result %s", err, b)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("refused: %v", err)
+			}
+			if want := obj(t, tc.want); !writemodel.Equal(got, want) {
+				b, _ := json.Marshal(got)
+				t.Errorf("got %s, want %s", b, tc.want)
+			}
+		})
+	}
+}
+
 // writesSchema is the fuzzed CRD's structural schema (writemodel.CRDSchemaYAML).
 func writesSchema(t *testing.T) *structuralschema.Structural {
 	t.Helper()

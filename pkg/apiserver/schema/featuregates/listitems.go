@@ -19,6 +19,7 @@ package featuregates
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
@@ -179,13 +180,18 @@ func correlate(n *node, items, oldItems []interface{}, u *Unsendable) ([]int, *a
 			oldInGap[gapOld[j]] = append(oldInGap[gapOld[j]], j)
 		}
 	}
-	// The holders that rule 1 left: a new item that sends back, at a disabled path, what one
-	// of them holds there, in another one's place, may be that one moved.
+	// The holders that rule 1 left and that no item of their own gap sends back (see echoes):
+	// a new item that sends, at a disabled path, what one of them holds there, in another
+	// one's place, may be that one moved.
 	var left []int
 	for j := range oldItems {
-		if !oldMatched[j] && held[j] != nil {
-			left = append(left, j)
+		if oldMatched[j] || held[j] == nil {
+			continue
 		}
+		if olds, news := oldInGap[gapOld[j]], newInGap[gapOld[j]]; len(olds) == len(news) && echoes(n.wildcard, items, news, oldItems, olds) {
+			continue
+		}
+		left = append(left, j)
 	}
 	for j := range oldItems {
 		if oldMatched[j] {
@@ -257,16 +263,23 @@ func sendsAnothers(n *node, item interface{}, oldItems []interface{}, own int, l
 	return 0, false
 }
 
-// heldByPath flattens what held returns into its values by path below the item: objects are
-// walked, and any other value (a value at a disabled path, or a list) is one entry, as
-// canonical JSON.
+// heldByPath flattens what held returns into its values by path below the item: objects and
+// lists (by index) are walked, and each other value is one entry, as canonical JSON.
 func heldByPath(h interface{}) map[string]string {
 	out := map[string]string{}
 	var walk func(prefix string, v interface{})
 	walk = func(prefix string, v interface{}) {
-		if m, ok := v.(map[string]interface{}); ok {
-			for k, cv := range m {
+		switch x := v.(type) {
+		case nil:
+			return
+		case map[string]interface{}:
+			for k, cv := range x {
 				walk(prefix+"\x00"+k, cv)
+			}
+			return
+		case []interface{}:
+			for i, cv := range x {
+				walk(prefix+"\x00"+strconv.Itoa(i), cv)
 			}
 			return
 		}
@@ -277,9 +290,7 @@ func heldByPath(h interface{}) map[string]string {
 		}
 		out[prefix] = string(b)
 	}
-	if h != nil {
-		walk("", h)
-	}
+	walk("", h)
 	return out
 }
 
