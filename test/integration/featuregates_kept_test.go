@@ -62,6 +62,9 @@ func TestFieldGatesNeverLost(t *testing.T) {
 		"remove-alone": `"spec":{"steps":[{"name":"a","retry":7},{"name":"b"}]}`,
 		"typed-scalar": `"spec":{"backup":{"size":"1","encryption":"k"}}`,
 		"required":     `"spec":{"backup":{"size":"1","encryption":"k"}}`,
+		"remove-edit":  `"spec":{"steps":[{"name":"a","retry":1},{"name":"b","retry":2},{"name":"c","retry":3},{"name":"d","retry":4}]}`,
+		"nested-front": `"spec":{"steps":[{"name":"a","sub":[{"v":0,"w":1}]},{"name":"m"},{"name":"b","sub":[{"v":0,"w":2}]}]}`,
+		"nested-drop":  `"spec":{"steps":[{"name":"a","sub":[{"v":0,"w":1},{"v":1,"w":2}]},{"name":"m"},{"name":"b","sub":[{"v":2,"w":2},{"v":3,"w":3}]}]}`,
 	}
 	for name, content := range objects {
 		env.create(t, crd, name, content)
@@ -142,6 +145,22 @@ func TestFieldGatesNeverLost(t *testing.T) {
 			t.Fatal(err)
 		}
 		env.assertStored(t, crd, "spec-null", ``, 2)
+		env.warnings.Take()
+	})
+	t.Run("a holder removed while another item is edited in place keeps the edited item's value", func(t *testing.T) {
+		env.update(t, crd, "remove-edit", `"spec":{"steps":[{"name":"b","retry":2},{"name":"c","image":"v2","retry":3},{"name":"d","retry":4}]}`)
+		env.assertStored(t, crd, "remove-edit", `"spec":{"steps":[{"name":"b","retry":2},{"name":"c","image":"v2","retry":3},{"name":"d","retry":4}]}`, 2)
+		env.warnings.Take()
+	})
+	t.Run("two items swapped around an unchanged one, edited, a nested item inserted in front, are refused", func(t *testing.T) {
+		err := merge("nested-front", `{"spec":{"steps":[{"name":"b2","sub":[{"v":9},{"v":0,"w":2}]},{"name":"m"},{"name":"a2","sub":[{"v":9},{"v":0,"w":1}]}]}}`)
+		refused(t, "nested-front", err, "spec.steps", objects["nested-front"])
+	})
+	t.Run("a nested item removed in front in two items around an unchanged one keeps the values", func(t *testing.T) {
+		if err := merge("nested-drop", `{"spec":{"steps":[{"name":"a","sub":[{"v":1,"w":2}]},{"name":"m"},{"name":"b","sub":[{"v":3,"w":3}]}]}}`); err != nil {
+			t.Fatal(err)
+		}
+		env.assertStored(t, crd, "nested-drop", `"spec":{"steps":[{"name":"a","sub":[{"v":1,"w":2}]},{"name":"m"},{"name":"b","sub":[{"v":3,"w":3}]}]}`, 2)
 		env.warnings.Take()
 	})
 	t.Run("one item moved and edited is refused", func(t *testing.T) {

@@ -27,6 +27,7 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"k8s.io/utils/ptr"
@@ -151,6 +152,27 @@ func TestFieldGatesVersionDefaultInListItems(t *testing.T) {
 			}
 			if diff := cmp.Diff(want, storedSteps()); diff != "" {
 				t.Errorf("after the refused removal: stored steps (-want +got):\n%s", diff)
+			}
+
+			// Read through v2, every item renamed, written back: each item sends back what v2
+			// shows of it (nothing at retry, where v2 lacks it), so each keeps its retry.
+			cur, err = v2.Get(ctx, "d", metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			items, _, _ := unstructured.NestedSlice(cur.Object, "spec", "steps")
+			for i, it := range items {
+				it.(map[string]interface{})["name"] = fmt.Sprintf("renamed%d", i)
+			}
+			if err := unstructured.SetNestedSlice(cur.Object, items, "spec", "steps"); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := v2.Update(ctx, cur, metav1.UpdateOptions{}); err != nil {
+				t.Fatalf("PUT through v2 of the object as read, every item renamed: %v", err)
+			}
+			want = steps(`[{"name":"renamed0","mode":"x","retry":1},{"name":"renamed1","mode":"x","retry":2}]`)
+			if diff := cmp.Diff(want, storedSteps()); diff != "" {
+				t.Errorf("PUT through v2 of the object as read, every item renamed: stored steps (-want +got):\n%s", diff)
 			}
 		})
 	}

@@ -487,7 +487,7 @@ func (m *model) keyless(p string, sl, nl []interface{}) []interface{} {
 				}
 				same := true
 				for x := range gp.olds {
-					same = same && Equal(m.part(q, nl[gp.news[x]]), m.part(q, sl[gp.olds[x]]))
+					same = same && Equal(m.part(q, nl[gp.news[x]]), m.part(q, m.decodedItem(p, sl[gp.olds[x]])))
 				}
 				for _, o := range gp.olds {
 					echoed[o] = same
@@ -499,25 +499,23 @@ func (m *model) keyless(p string, sl, nl []interface{}) []interface{} {
 					// The new item sends, at some field that is not live, what another holder
 					// left over, and not sent back in its own gap, holds there, and its own
 					// stored item does not: it may be that item, moved and changed.
-					sent, own := byField(m.part(q, nl[news[0]])), byField(m.part(q, sl[olds[0]]))
+					sent, own := m.placed(q, nl[news[0]]), m.placed(q, m.decodedItem(p, sl[olds[0]]))
 					for k := range sl {
 						if k == olds[0] || used[k] || !holder[k] || echoed[k] {
 							continue
 						}
-						other := byField(m.part(q, sl[k]))
-						for f, v := range sent {
-							if ov, ok := other[f]; ok && Equal(v, ov) {
-								if mv, mine := own[f]; !mine || !Equal(v, mv) {
-									m.refused = true
-									return nl
-								}
+						other := m.placed(q, m.decodedItem(p, sl[k]))
+						for _, v := range sent {
+							if v.in(other) && !v.in(own) {
+								m.refused = true
+								return nl
 							}
 						}
 					}
 				}
 				sendBack := true
 				for x := range news {
-					if x >= len(olds) || !Equal(m.part(q, nl[news[x]]), m.part(q, sl[olds[x]])) {
+					if x >= len(olds) || !Equal(m.part(q, nl[news[x]]), m.part(q, m.decodedItem(p, sl[olds[x]]))) {
 						sendBack = false
 					}
 				}
@@ -528,10 +526,27 @@ func (m *model) keyless(p string, sl, nl []interface{}) []interface{} {
 					continue
 				}
 				for _, o := range olds {
-					if holder[o] {
+					if holder[o] && len(news) > 0 {
 						m.refused = true // moved, swapped or edited with its neighbours
 						return nl
 					}
+				}
+			}
+			// 3. A holder left over, in a gap without new items, is removed only when no new
+			// item is left unpaired: otherwise it may be any of them.
+			paired := make([]bool, len(sl))
+			unpairedNew := false
+			for i := range nl {
+				if cont[i] >= 0 {
+					paired[cont[i]] = true
+				} else {
+					unpairedNew = true
+				}
+			}
+			for j := range sl {
+				if holder[j] && !paired[j] && unpairedNew {
+					m.refused = true
+					return nl
 				}
 			}
 		}
@@ -548,6 +563,85 @@ func (m *model) keyless(p string, sl, nl []interface{}) []interface{} {
 			out[i], _ = m.value(q, nil, false, it, true)
 		}
 	}
+	return out
+}
+
+// placedValue is a value an item holds at a path that is not live, with the names of its
+// place in the item (see placed).
+type placedValue struct {
+	names []string
+	value interface{}
+}
+
+// in reports whether the item whose values are vs holds this value at one of its names.
+func (v placedValue) in(vs []placedValue) bool {
+	for _, o := range vs {
+		if !Equal(o.value, v.value) {
+			continue
+		}
+		for _, a := range o.names {
+			for _, b := range v.names {
+				if a == b {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// placed lists the values v, an item at q, holds at the paths that are not live, each with
+// the names of its place in the item: its path (fields, map keys, list indexes), and, for
+// each item of a list without keys on the way, the same path with that item named by its
+// look and its rank among the items of its list that look alike. A value sent in a nested
+// item is then found in the stored item that looks the same, wherever the write put it in
+// its list, and, by index, in an item that was edited.
+func (m *model) placed(q string, v interface{}) []placedValue {
+	var out []placedValue
+	extend := func(ats []string, step string) []string {
+		next := make([]string, len(ats))
+		for i, at := range ats {
+			next[i] = at + step
+		}
+		return next
+	}
+	var walk func(p string, ats []string, v interface{})
+	walk = func(p string, ats []string, v interface{}) {
+		if m.disabled(p) {
+			for f, x := range byField(v) {
+				out = append(out, placedValue{names: extend(ats, f), value: x})
+			}
+			return
+		}
+		if !m.below(p) {
+			return
+		}
+		switch x := v.(type) {
+		case map[string]interface{}:
+			fields := m.named(p)
+			for k, cv := range x {
+				next := p + "[*]"
+				if fields[k] {
+					next = p + "." + k
+				}
+				walk(next, extend(ats, "."+k), cv)
+			}
+		case []interface{}:
+			_, keyed := m.s.ListKeys[p]
+			rank := map[string]int{}
+			for i, cv := range x {
+				next := extend(ats, fmt.Sprintf("[%d]", i))
+				if !keyed && !m.disabled(p+"[*]") {
+					b, _ := json.Marshal(copyJSON(m.look(p+"[*]", m.decodedItem(p, cv))))
+					k := string(b)
+					next = append(next, extend(ats, fmt.Sprintf("[~%s#%d]", k, rank[k]))...)
+					rank[k]++
+				}
+				walk(p+"[*]", next, cv)
+			}
+		}
+	}
+	walk(q, []string{""}, v)
 	return out
 }
 

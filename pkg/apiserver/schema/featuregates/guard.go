@@ -36,6 +36,10 @@ import (
 // hold, from items swapped and edited: gating has replaced those values by the stored ones.
 type Sent struct {
 	lists map[string][]string
+	// looks holds, for the same lists, what each item sends at the disabled paths, each value
+	// with the names of its place (see namedLeaves), for the items that send a value below a
+	// nested list without keys; nil for the others.
+	looks map[string][][]namedLeaf
 }
 
 // SentLists records, before gating, what newObj sends in its lists without keys on the way
@@ -45,7 +49,7 @@ func (ix *Index) SentLists(newObj map[string]interface{}, scope Scope) *Sent {
 	if !ix.HasDisabled() || !ix.keyless || newObj == nil {
 		return nil
 	}
-	s := &Sent{lists: map[string][]string{}}
+	s := &Sent{lists: map[string][]string{}, looks: map[string][][]namedLeaf{}}
 	for _, c := range ix.disabled.children {
 		if v, ok := newObj[c.name]; ok && scope.includes(c.name) {
 			s.walk(c.node, v, "."+c.name)
@@ -79,10 +83,20 @@ func (s *Sent) walk(n *node, v interface{}, at string) {
 		}
 		if len(n.listMapKeys) == 0 {
 			keys := make([]string, len(x))
+			var looks [][]namedLeaf
 			for i, it := range x {
 				keys[i] = canonical(gatedPart(w, it))
+				if l, nested := namedLeaves(w, it, nil); nested {
+					if looks == nil {
+						looks = make([][]namedLeaf, len(x))
+					}
+					looks[i] = l
+				}
 			}
 			s.lists[at] = keys
+			if looks != nil {
+				s.looks[at] = looks
+			}
 		}
 		for i, it := range x {
 			s.walk(w, it, at+"["+strconv.Itoa(i)+"]")

@@ -175,6 +175,9 @@ func (c *checker) pairKeyless(w *node, o, r []interface{}, holder []*GatedPath) 
 			}
 		}
 	}
+	// Rule 3: the holders of a gap left without result items are removed only when every
+	// result item is paired once rule 2 is done.
+	var removed []int
 	for gap, olds := range oGap {
 		news := rGap[gap]
 		if len(olds) == 1 && len(news) == 1 {
@@ -189,8 +192,19 @@ func (c *checker) pairKeyless(w *node, o, r []interface{}, holder []*GatedPath) 
 			continue
 		}
 		for _, j := range olds {
-			if holder[j] != nil {
+			if holder[j] == nil {
+				continue
+			}
+			if len(news) > 0 {
 				return nil, c.unclear(o, olds, holder)
+			}
+			removed = append(removed, j)
+		}
+	}
+	if len(removed) > 0 {
+		for i := range r {
+			if pair[i] < 0 {
+				return nil, c.unclear(o, removed, holder)
 			}
 		}
 	}
@@ -198,7 +212,7 @@ func (c *checker) pairKeyless(w *node, o, r []interface{}, holder []*GatedPath) 
 }
 
 // sentBack reports whether each result item news[x] was sent with exactly what the stored
-// item olds[x] holds at the disabled paths.
+// item olds[x] holds at the disabled paths, as the client's version decodes it.
 func (c *checker) sentBack(w *node, o []interface{}, olds, news []int) bool {
 	if c.sent == nil {
 		return false
@@ -208,7 +222,7 @@ func (c *checker) sentBack(w *node, o []interface{}, olds, news []int) bool {
 		return false
 	}
 	for x, j := range olds {
-		if news[x] >= len(sent) || sent[news[x]] != canonical(gatedPart(w, o[j])) {
+		if news[x] >= len(sent) || sent[news[x]] != canonical(gatedPart(w, c.unsendable.shown(w, o[j]))) {
 			return false
 		}
 	}
@@ -216,9 +230,10 @@ func (c *checker) sentBack(w *node, o []interface{}, olds, news []int) bool {
 }
 
 // sentAnothers returns a stored holder other than o[old], neither taken as the same item nor
-// echoed (sent back by the items of its own gap), that holds, at some disabled path, the
-// value the result item news was sent with there, where o[old] holds another value or none:
-// the item sent may be that holder moved and changed.
+// echoed (sent back by the items of its own gap), that holds, at some disabled path, a value
+// the result item news was sent with there, where o[old] does not hold it: the item sent may
+// be that holder moved and changed. A value is at a place when it is there by one of the
+// place's names (see namedLeaves).
 func (c *checker) sentAnothers(w *node, o []interface{}, old, news int, taken []bool, echoed map[int]bool, holder []*GatedPath) (int, bool) {
 	if c.sent == nil {
 		return 0, false
@@ -227,21 +242,38 @@ func (c *checker) sentAnothers(w *node, o []interface{}, old, news int, taken []
 	if !ok || news >= len(sent) || sent[news] == canonical(gatedPart(w, o[old])) {
 		return 0, false
 	}
-	var part interface{}
-	d := json.NewDecoder(strings.NewReader(sent[news]))
-	d.UseNumber()
-	if err := d.Decode(&part); err != nil {
-		return 0, false
+	var values []namedLeaf
+	if looks := c.sent.looks[c.sentKey()]; news < len(looks) && looks[news] != nil {
+		values = looks[news]
+	} else {
+		var part interface{}
+		d := json.NewDecoder(strings.NewReader(sent[news]))
+		d.UseNumber()
+		if err := d.Decode(&part); err != nil {
+			return 0, false
+		}
+		for at, v := range leaves(part) {
+			values = append(values, namedLeaf{names: []string{at}, value: v})
+		}
 	}
-	byPath := leaves(part)
-	own := leaves(gatedPart(w, o[old]))
+	placed := func(j int) map[string]string {
+		out := leaves(gatedPart(w, o[j]))
+		l, _ := namedLeaves(w, c.unsendable.shown(w, o[j]), c.unsendable)
+		for _, v := range l {
+			for _, name := range v.names {
+				out[name] = v.value
+			}
+		}
+		return out
+	}
+	own := placed(old)
 	for j := range o {
 		if j == old || taken[j] || echoed[j] || holder[j] == nil {
 			continue
 		}
-		theirs := leaves(gatedPart(w, o[j]))
-		for p, v := range byPath {
-			if own[p] != v && theirs[p] == v {
+		theirs := placed(j)
+		for _, v := range values {
+			if v.at(theirs) && !v.at(own) {
 				return j, true
 			}
 		}
@@ -271,6 +303,80 @@ func leaves(v interface{}) map[string]string {
 	}
 	walk("", v)
 	return out
+}
+
+// namedLeaf is a value held at a disabled path, as canonical JSON, with the names of its
+// place (see namedLeaves).
+type namedLeaf struct {
+	names []string
+	value string
+}
+
+// at reports whether byName holds the leaf's value at one of its names.
+func (l namedLeaf) at(byName map[string]string) bool {
+	for _, name := range l.names {
+		if v, ok := byName[name]; ok && v == l.value {
+			return true
+		}
+	}
+	return false
+}
+
+// namedLeaves lists the values v (whose node is n) holds at the disabled paths of n, each as
+// canonical JSON with the names of its place below v: its path as leaves renders it, and, for
+// each item of a nested list without keys on the way, the same path with that item named by
+// how it looks to the rule (withoutGated, by u) and its rank among the items of its list that
+// look alike instead of its index. An item inserted in front of another then leaves the
+// other's name as it was. nested reports whether any value lies below such a list.
+func namedLeaves(n *node, v interface{}, u *Unsendable) (out []namedLeaf, nested bool) {
+	extend := func(ats []string, step string) []string {
+		next := make([]string, len(ats))
+		for i, at := range ats {
+			next[i] = at + step
+		}
+		return next
+	}
+	var walk func(n *node, ats []string, v interface{})
+	walk = func(n *node, ats []string, v interface{}) {
+		if n.target != nil {
+			for p, lv := range leaves(v) {
+				out = append(out, namedLeaf{names: extend(ats, p), value: lv})
+				nested = nested || len(ats) > 1
+			}
+			return
+		}
+		switch x := v.(type) {
+		case map[string]interface{}:
+			for k, cv := range x {
+				child, ok := childOf(n, k)
+				if !ok {
+					if n.wildcard == nil {
+						continue
+					}
+					child = n.wildcard
+				}
+				walk(child, extend(ats, "/"+strconv.Quote(k)), cv)
+			}
+		case []interface{}:
+			w := n.wildcard
+			if w == nil {
+				return
+			}
+			looked := w.target == nil && len(n.listMapKeys) == 0
+			rank := map[string]int{}
+			for i, cv := range x {
+				next := extend(ats, "/"+strconv.Itoa(i))
+				if looked {
+					k := canonical(withoutGated(w, cv, u))
+					next = append(next, extend(ats, "/~"+k+"#"+strconv.Itoa(rank[k]))...)
+					rank[k]++
+				}
+				walk(w, next, cv)
+			}
+		}
+	}
+	walk(n, []string{""}, v)
+	return out, nested
 }
 
 // unclear is the error of a write to a list without keys after which a stored item that

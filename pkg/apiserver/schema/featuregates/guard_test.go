@@ -204,12 +204,60 @@ func TestParentLeftOutAboveLists(t *testing.T) {
 // another stored item left over holds there (the item may be that one moved), through
 // gating and the last check together: writes from a review on a running server, moves that
 // must be refused and ordinary writes that must not.
-func TestRule2SentValues(t *testing.T) {
-	ix := Compile([]GateSpec{{Name: "RetryGate", PreRelease: Alpha, FieldPaths: []string{
+// rule2Index gates retry and timeout in a list without keys and in a list without keys below it.
+func rule2Index(t *testing.T) *Index {
+	t.Helper()
+	return Compile([]GateSpec{{Name: "RetryGate", PreRelease: Alpha, FieldPaths: []string{
 		".spec.steps[*].retry", ".spec.steps[*].timeout", ".spec.steps[*].subs[*].retry", ".spec.steps[*].subs[*].timeout"}}},
 		structuralFromJSON(t, `{"type":"object","properties":{"spec":{"type":"object","properties":{
 		"steps":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"retry":{"type":"integer"},"timeout":{"type":"integer"},
 		"subs":{"type":"array","items":{"type":"object","properties":{"n":{"type":"string"},"retry":{"type":"integer"},"timeout":{"type":"integer"}}}}}}}}}}}`))
+}
+
+// TestCheckKeptRule2 gives the last check results that a matcher could give, on its own.
+func TestCheckKeptRule2(t *testing.T) {
+	ix := rule2Index(t)
+	tests := []struct {
+		name, old, sent, result string
+		wantPath                string // "" when the result must be accepted
+	}{
+		{
+			name:     "nested values crossed between items swapped around an unchanged one, a nested item inserted in front",
+			old:      `{"spec":{"steps":[{"name":"a","subs":[{"n":"s","retry":1}]},{"name":"m"},{"name":"b","subs":[{"n":"s","retry":2}]}]}}`,
+			sent:     `{"spec":{"steps":[{"name":"b2","subs":[{"n":"t"},{"n":"s","retry":2}]},{"name":"m"},{"name":"a2","subs":[{"n":"t"},{"n":"s","retry":1}]}]}}`,
+			result:   `{"spec":{"steps":[{"name":"b2","subs":[{"n":"t"},{"n":"s","retry":1}]},{"name":"m"},{"name":"a2","subs":[{"n":"t"},{"n":"s","retry":2}]}]}}`,
+			wantPath: "spec.steps",
+		},
+		{
+			name:   "a holder removed while another item is edited in place",
+			old:    `{"spec":{"steps":[{"name":"a","retry":1},{"name":"b","retry":2},{"name":"c","retry":3},{"name":"d","retry":4}]}}`,
+			sent:   `{"spec":{"steps":[{"name":"b","retry":2},{"name":"c","image":"v2"},{"name":"d","retry":4}]}}`,
+			result: `{"spec":{"steps":[{"name":"b","retry":2},{"name":"c","image":"v2","retry":3},{"name":"d","retry":4}]}}`,
+		},
+		{
+			name:     "a holder removed while an item is added elsewhere",
+			old:      `{"spec":{"steps":[{"name":"a","retry":1},{"name":"b","retry":2},{"name":"c","retry":3}]}}`,
+			sent:     `{"spec":{"steps":[{"name":"b","retry":2},{"name":"x"},{"name":"c","retry":3}]}}`,
+			result:   `{"spec":{"steps":[{"name":"b","retry":2},{"name":"x"},{"name":"c","retry":3}]}}`,
+			wantPath: "spec.steps",
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := ix.SentLists(obj(t, tc.sent), ScopeAll)
+			err := ix.CheckKept(obj(t, tc.result), obj(t, tc.old), s, ScopeAll)
+			switch {
+			case tc.wantPath == "" && err != nil:
+				t.Errorf("refused: %v", err)
+			case tc.wantPath != "" && (err == nil || err.Field != tc.wantPath):
+				t.Errorf("want a refusal at %s, got %v", tc.wantPath, err)
+			}
+		})
+	}
+}
+
+func TestRule2SentValues(t *testing.T) {
+	ix := rule2Index(t)
 	tests := []struct {
 		name, stored, sent string
 		want               string // "" when the write must be refused at spec.steps
@@ -242,14 +290,71 @@ func TestRule2SentValues(t *testing.T) {
 			want:   `{"spec":{"steps":[{"name":"a","subs":[{"n":"p","retry":1}]},{"name":"u"},{"name":"b2","subs":[{"n":"q","retry":1}]}]}}`,
 		},
 		{
+			name:   "a holder removed while another item is edited in place between unchanged ones",
+			stored: `{"spec":{"steps":[{"name":"a","retry":1},{"name":"b","retry":2},{"name":"c","retry":3},{"name":"d","retry":4}]}}`,
+			sent:   `{"spec":{"steps":[{"name":"b","retry":2},{"name":"c","image":"v2","retry":3},{"name":"d","retry":4}]}}`,
+			want:   `{"spec":{"steps":[{"name":"b","retry":2},{"name":"c","image":"v2","retry":3},{"name":"d","retry":4}]}}`,
+		},
+		{
+			name:   "a holder removed while another item is edited in place, sent without its value",
+			stored: `{"spec":{"steps":[{"name":"a","retry":1},{"name":"b","retry":2},{"name":"c","retry":3},{"name":"d","retry":4}]}}`,
+			sent:   `{"spec":{"steps":[{"name":"b","retry":2},{"name":"c","image":"v2"},{"name":"d","retry":4}]}}`,
+			want:   `{"spec":{"steps":[{"name":"b","retry":2},{"name":"c","image":"v2","retry":3},{"name":"d","retry":4}]}}`,
+		},
+		{
+			name:   "a holder removed while another item is edited in place, sent with the removed one's value",
+			stored: `{"spec":{"steps":[{"name":"a","retry":1},{"name":"b","retry":2},{"name":"c","retry":3},{"name":"d","retry":4}]}}`,
+			sent:   `{"spec":{"steps":[{"name":"b","retry":2},{"name":"c","image":"v2","retry":1},{"name":"d","retry":4}]}}`,
+		},
+		{
+			name:   "a holder removed while an item is added elsewhere",
+			stored: `{"spec":{"steps":[{"name":"a","retry":1},{"name":"b","retry":2},{"name":"c","retry":3}]}}`,
+			sent:   `{"spec":{"steps":[{"name":"b","retry":2},{"name":"x"},{"name":"c","retry":3}]}}`,
+		},
+		{
+			name:   "a holder removed while two items are edited in one gap and sent back",
+			stored: `{"spec":{"steps":[{"name":"a","retry":1},{"name":"b","retry":2},{"name":"c","retry":3},{"name":"d","retry":4}]}}`,
+			sent:   `{"spec":{"steps":[{"name":"b2","retry":2},{"name":"c2","retry":3},{"name":"d","retry":4}]}}`,
+		},
+		{
+			name:   "swapped around an unchanged item, edited, a nested item inserted in front of the one that holds",
+			stored: `{"spec":{"steps":[{"name":"a","subs":[{"n":"s","retry":1}]},{"name":"m"},{"name":"b","subs":[{"n":"s","retry":2}]}]}}`,
+			sent:   `{"spec":{"steps":[{"name":"b2","subs":[{"n":"t"},{"n":"s","retry":2}]},{"name":"m"},{"name":"a2","subs":[{"n":"t"},{"n":"s","retry":1}]}]}}`,
+		},
+		{
+			name:   "edited in place around an unchanged item, a nested item inserted in front of the one that holds",
+			stored: `{"spec":{"steps":[{"name":"a","subs":[{"n":"s","retry":1}]},{"name":"m"},{"name":"b","subs":[{"n":"s","retry":2}]}]}}`,
+			sent:   `{"spec":{"steps":[{"name":"a2","subs":[{"n":"t"},{"n":"s","retry":1}]},{"name":"m"},{"name":"b2","subs":[{"n":"t"},{"n":"s","retry":2}]}]}}`,
+			want:   `{"spec":{"steps":[{"name":"a2","subs":[{"n":"t"},{"n":"s","retry":1}]},{"name":"m"},{"name":"b2","subs":[{"n":"t"},{"n":"s","retry":2}]}]}}`,
+		},
+		{
+			name:   "a nested item removed in front in each of two items around an unchanged one, every value sent back",
+			stored: `{"spec":{"steps":[{"name":"a","subs":[{"n":"p","retry":1},{"n":"q","retry":2}]},{"name":"u"},{"name":"b","subs":[{"n":"r","retry":2},{"n":"s","retry":3}]}]}}`,
+			sent:   `{"spec":{"steps":[{"name":"a","subs":[{"n":"q","retry":2}]},{"name":"u"},{"name":"b","subs":[{"n":"s","retry":3}]}]}}`,
+			want:   `{"spec":{"steps":[{"name":"a","subs":[{"n":"q","retry":2}]},{"name":"u"},{"name":"b","subs":[{"n":"s","retry":3}]}]}}`,
+		},
+		{
+			name:   "edited in place, nested items that look alike sent back in their order after an inserted one",
+			stored: `{"spec":{"steps":[{"name":"a","subs":[{"n":"s","retry":1},{"n":"s","retry":5}]},{"name":"m"},{"name":"b","subs":[{"n":"s","retry":5}]}]}}`,
+			sent:   `{"spec":{"steps":[{"name":"a2","subs":[{"n":"t"},{"n":"s","retry":1},{"n":"s","retry":5}]},{"name":"m"},{"name":"b","subs":[{"n":"s","retry":5}]}]}}`,
+			want:   `{"spec":{"steps":[{"name":"a2","subs":[{"n":"t"},{"n":"s","retry":1},{"n":"s","retry":5}]},{"name":"m"},{"name":"b","subs":[{"n":"s","retry":5}]}]}}`,
+		},
+		{
 			name:   "items edited in place around an unchanged one, a value changed to what the other holds",
 			stored: `{"spec":{"steps":[{"name":"a","retry":1},{"name":"u"},{"name":"c","retry":2}]}}`,
 			sent:   `{"spec":{"steps":[{"name":"a2","retry":2},{"name":"u"},{"name":"c2","retry":2}]}}`,
 			want:   `{"spec":{"steps":[{"name":"a2","retry":1},{"name":"u"},{"name":"c2","retry":2}]}}`,
 		},
 	}
+	model := writemodel.Schema{Disabled: []string{".spec.steps[*].retry", ".spec.steps[*].timeout", ".spec.steps[*].subs[*].retry", ".spec.steps[*].subs[*].timeout"}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			// The reference model, written from the semantics page, must say the same.
+			modelWant, modelRefuses := model.Expect(obj(t, tc.stored), obj(t, tc.sent))
+			if modelRefuses != (tc.want == "") || (!modelRefuses && !writemodel.Equal(modelWant, obj(t, tc.want))) {
+				b, _ := json.Marshal(modelWant)
+				t.Errorf("the model gives %s, refused %v", b, modelRefuses)
+			}
 			got, err := writeOutcome(ix, obj(t, tc.stored), obj(t, tc.sent), nil)
 			if tc.want == "" {
 				if err == nil || err.Field != "spec.steps" {

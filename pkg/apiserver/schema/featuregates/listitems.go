@@ -56,9 +56,10 @@ var correlateItems = correlate
 //   - Edited in place: with the pairs so far in the same order in both lists, one stored item
 //     left alone between two pairs (or an end of the list) continues the one new item left
 //     between the same pairs.
-//   - A holder still unpaired is removed, with its values, when no new item is unpaired;
-//     otherwise correlate returns an ambiguity (the write must be refused): it may have been
-//     moved, swapped or edited together with its neighbours into one of those new items.
+//   - A holder still unpaired is removed, with its values, when no new item is unpaired after
+//     the rules above; otherwise correlate returns an ambiguity (the write must be refused): it
+//     may have been moved, swapped or edited together with its neighbours into one of those
+//     new items.
 func correlate(n *node, items, oldItems []interface{}, u *Unsendable) ([]int, *ambiguity) {
 	match := make([]int, len(items))
 	for i := range match {
@@ -188,22 +189,25 @@ func correlate(n *node, items, oldItems []interface{}, u *Unsendable) ([]int, *a
 		if oldMatched[j] || held[j] == nil {
 			continue
 		}
-		if olds, news := oldInGap[gapOld[j]], newInGap[gapOld[j]]; len(olds) == len(news) && echoes(n.wildcard, items, news, oldItems, olds) {
+		if olds, news := oldInGap[gapOld[j]], newInGap[gapOld[j]]; len(olds) == len(news) && echoes(n.wildcard, items, news, oldItems, olds, u) {
 			continue
 		}
 		left = append(left, j)
 	}
-	for j := range oldItems {
-		if oldMatched[j] {
+	// Rule 2, gap by gap in order; rule 3 for the holders of the gaps the write left without
+	// new items, once every gap is decided.
+	removed := -1
+	for g := 0; g <= len(oldItems); g++ {
+		olds, news := oldInGap[g], newInGap[g]
+		if len(olds) == 0 {
 			continue
 		}
-		olds, news := oldInGap[gapOld[j]], newInGap[gapOld[j]]
 		if len(olds) == 1 && len(news) == 1 {
-			if other, ok := sendsAnothers(n.wildcard, items[news[0]], oldItems, olds[0], left); ok {
+			if other, ok := sendsAnothers(n.wildcard, items[news[0]], oldItems, olds[0], left, u); ok {
 				return nil, &ambiguity{item: other, held: held[other], why: "the write put this item, changed, in the place of another stored item: it sends back, at the disabled fields, what this item holds"}
 			}
 		}
-		if len(olds) == len(news) && (len(olds) == 1 || echoes(n.wildcard, items, news, oldItems, olds)) {
+		if len(olds) == len(news) && (len(olds) == 1 || echoes(n.wildcard, items, news, oldItems, olds, u)) {
 			for x, o := range olds {
 				match[news[x]], oldMatched[o] = o, true // edited in place
 			}
@@ -213,26 +217,35 @@ func correlate(n *node, items, oldItems []interface{}, u *Unsendable) ([]int, *a
 			if held[o] == nil {
 				continue
 			}
-			why := "the write removed this item and added one elsewhere in the list, which may be this item moved and changed"
-			if len(news) > 0 {
-				why = fmt.Sprintf("the write replaced %d items here, which this item is one of, with %d different ones that do not send back the values the stored items hold at the disabled fields, so which became which cannot be told", len(olds), len(news))
+			if len(news) == 0 {
+				if removed < 0 {
+					removed = o // removed, if rule 2 leaves no new item unpaired
+				}
+				continue
 			}
-			return nil, &ambiguity{item: o, held: held[o], why: why}
+			return nil, &ambiguity{item: o, held: held[o], why: fmt.Sprintf("the write replaced %d items here, which this item is one of, with %d different ones that do not send back the values the stored items hold at the disabled fields, so which became which cannot be told", len(olds), len(news))}
 		}
 		for _, o := range olds {
-			oldMatched[o] = true // no holder: the new items are new
+			oldMatched[o] = true // no holder, or removed: the new items are new
+		}
+	}
+	if removed >= 0 {
+		for i := range items {
+			if match[i] < 0 {
+				return nil, &ambiguity{item: removed, held: held[removed], why: "the write removed this item and added one elsewhere in the list, which may be this item moved and changed"}
+			}
 		}
 	}
 	return match, nil
 }
 
 // echoes reports whether each new item items[news[x]] sends, at the disabled paths of n,
-// exactly what the stored item oldItems[olds[x]] holds there (nothing, for a stored item that
-// holds nothing): a client that writes back what it read says, by those values, which item
-// is which.
-func echoes(n *node, items []interface{}, news []int, oldItems []interface{}, olds []int) bool {
+// exactly what the stored item oldItems[olds[x]] holds there as the client's version decodes
+// it (nothing, for a stored item that holds nothing there): a client that writes back what it
+// read says, by those values, which item is which.
+func echoes(n *node, items []interface{}, news []int, oldItems []interface{}, olds []int, u *Unsendable) bool {
 	for x := range news {
-		if heldKey(n, items[news[x]]) != heldKey(n, oldItems[olds[x]]) {
+		if heldKey(n, items[news[x]]) != heldKey(n, u.shown(n, oldItems[olds[x]])) {
 			return false
 		}
 	}
@@ -240,22 +253,23 @@ func echoes(n *node, items []interface{}, news []int, oldItems []interface{}, ol
 }
 
 // sendsAnothers returns a stored item among left (the holders that rule 1 left), other than
-// oldItems[own], that holds, at a disabled path of n, the value the new item sends there,
-// where oldItems[own] holds another value or none: the new item, in own's place, may be that
-// item moved. ok is false when there is none.
-func sendsAnothers(n *node, item interface{}, oldItems []interface{}, own int, left []int) (other int, ok bool) {
-	sent := heldByPath(held(n, item))
+// oldItems[own], that holds, at a disabled path of n, a value the new item sends there,
+// where oldItems[own] does not hold it: the new item, in own's place, may be that item
+// moved. Places below the item are compared as leavesOf gives them: a value is at a place
+// when it is there by any of the place's names. ok is false when there is none.
+func sendsAnothers(n *node, item interface{}, oldItems []interface{}, own int, left []int, u *Unsendable) (other int, ok bool) {
+	sent := leavesOf(n, item, u)
 	if len(sent) == 0 {
 		return 0, false
 	}
-	mine := heldByPath(held(n, oldItems[own]))
+	mine := byName(leavesOf(n, u.shown(n, oldItems[own]), u))
 	for _, j := range left {
 		if j == own {
 			continue
 		}
-		theirs := heldByPath(held(n, oldItems[j]))
-		for p, v := range sent {
-			if mine[p] != v && theirs[p] == v {
+		theirs := byName(leavesOf(n, u.shown(n, oldItems[j]), u))
+		for _, l := range sent {
+			if l.in(theirs) && !l.in(mine) {
 				return j, true
 			}
 		}
@@ -263,34 +277,109 @@ func sendsAnothers(n *node, item interface{}, oldItems []interface{}, own int, l
 	return 0, false
 }
 
-// heldByPath flattens what held returns into its values by path below the item: objects and
-// lists (by index) are walked, and each other value is one entry, as canonical JSON.
-func heldByPath(h interface{}) map[string]string {
-	out := map[string]string{}
-	var walk func(prefix string, v interface{})
-	walk = func(prefix string, v interface{}) {
+// leaf is one value an item holds at a disabled path, as canonical JSON, with the names of
+// its place below the item (see leavesOf).
+type leaf struct {
+	names []string
+	value string
+}
+
+// in reports whether the values by name hold the leaf's value at one of its names.
+func (l leaf) in(byName map[string]string) bool {
+	for _, name := range l.names {
+		if v, ok := byName[name]; ok && v == l.value {
+			return true
+		}
+	}
+	return false
+}
+
+// byName indexes leaves by each of their names.
+func byName(leaves []leaf) map[string]string {
+	out := make(map[string]string, len(leaves))
+	for _, l := range leaves {
+		for _, name := range l.names {
+			out[name] = l.value
+		}
+	}
+	return out
+}
+
+// leavesOf lists the values that v, whose node is n, holds at the disabled paths of n, each
+// with the names of its place below v: the path by field, map key and list index, where an
+// item of a list without keys below v, on the way to a disabled path, is also named by how it
+// looks to rule 1 (see projectionKey) and its rank among the items of that list that look
+// alike. So a value sent in a nested item is found in the stored item that looks the same,
+// also when the write inserted or removed an item in front of it, and by its index when the
+// item was edited.
+func leavesOf(n *node, v interface{}, u *Unsendable) []leaf {
+	var out []leaf
+	extend := func(ats []string, step string) []string {
+		next := make([]string, len(ats))
+		for i, at := range ats {
+			next[i] = at + step
+		}
+		return next
+	}
+	var plain func(ats []string, v interface{})
+	plain = func(ats []string, v interface{}) {
 		switch x := v.(type) {
 		case nil:
-			return
 		case map[string]interface{}:
 			for k, cv := range x {
-				walk(prefix+"\x00"+k, cv)
+				plain(extend(ats, "\x00"+k), cv)
 			}
-			return
 		case []interface{}:
 			for i, cv := range x {
-				walk(prefix+"\x00"+strconv.Itoa(i), cv)
+				plain(extend(ats, "\x00"+strconv.Itoa(i)), cv)
 			}
-			return
+		default:
+			b, err := json.Marshal(v)
+			if err != nil {
+				out = append(out, leaf{names: ats, value: fmt.Sprintf("%#v", v)})
+				return
+			}
+			out = append(out, leaf{names: ats, value: string(b)})
 		}
-		b, err := json.Marshal(v)
-		if err != nil {
-			out[prefix] = fmt.Sprintf("%#v", v)
-			return
-		}
-		out[prefix] = string(b)
 	}
-	walk("", h)
+	var walk func(n *node, ats []string, v interface{})
+	walk = func(n *node, ats []string, v interface{}) {
+		if n.target != nil {
+			plain(ats, v)
+			return
+		}
+		switch x := v.(type) {
+		case map[string]interface{}:
+			for _, c := range n.children {
+				if cv, ok := x[c.name]; ok {
+					walk(c.node, extend(ats, "\x00"+c.name), cv)
+				}
+			}
+			if n.wildcard != nil {
+				for k, cv := range x {
+					if _, named := childNamed(n, k); !named {
+						walk(n.wildcard, extend(ats, "\x00"+k), cv)
+					}
+				}
+			}
+		case []interface{}:
+			if n.wildcard == nil {
+				return
+			}
+			looked := n.wildcard.target == nil && len(n.listMapKeys) == 0
+			rank := map[string]int{}
+			for i, cv := range x {
+				next := extend(ats, "\x00"+strconv.Itoa(i))
+				if looked {
+					k := projectionKey(n.wildcard, cv, u)
+					next = append(next, extend(ats, "\x01"+k+"\x01"+strconv.Itoa(rank[k]))...)
+					rank[k]++
+				}
+				walk(n.wildcard, next, cv)
+			}
+		}
+	}
+	walk(n, []string{""}, v)
 	return out
 }
 

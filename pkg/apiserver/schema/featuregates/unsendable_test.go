@@ -307,3 +307,37 @@ func TestDefaultsListItemsAndSameDisabledValues(t *testing.T) {
 		}
 	}
 }
+
+// TestUnsendableGatedFieldTheVersionLacks covers a write in a version whose schema lacks a
+// gated field of the items of a list without keys (conversion None): its client reads the
+// items without that field and can only send back what it reads. Items it edits and sends
+// back, each with the values it read, keep theirs in order; items whose values it moved
+// from one to another are refused.
+func TestUnsendableGatedFieldTheVersionLacks(t *testing.T) {
+	gates := []GateSpec{{Name: "Retry", PreRelease: Alpha, FieldPaths: []string{".spec.steps[*].retry", ".spec.steps[*].timeout"}}}
+	storage := structuralFromJSON(t, `{"type":"object","properties":{"spec":{"type":"object","properties":{
+		"steps":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"retry":{"type":"integer"},"timeout":{"type":"integer"}}}}}}}}`)
+	version := structuralFromJSON(t, `{"type":"object","properties":{"spec":{"type":"object","properties":{
+		"steps":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"retry":{"type":"integer"}}}}}}}}`)
+	ix := Compile(gates, storage)
+	u := ix.UnsendableIn(version, storage)
+	if u == nil {
+		t.Fatal("UnsendableIn = nil, want the items of steps")
+	}
+	for _, tc := range []struct {
+		name, old, sent string
+		want            string // "" when the write must be refused at spec.steps
+	}{
+		{name: "every item renamed, sent back as read",
+			old:  `{"spec":{"steps":[{"name":"a","retry":3,"timeout":1},{"name":"u","retry":3},{"name":"c","retry":3,"timeout":2},{"name":"d","retry":3}]}}`,
+			sent: `{"spec":{"steps":[{"name":"a2","retry":3},{"name":"u2","retry":3},{"name":"c2","retry":3},{"name":"d2","retry":3}]}}`,
+			want: `{"spec":{"steps":[{"name":"a2","retry":3,"timeout":1},{"name":"u2","retry":3},{"name":"c2","retry":3,"timeout":2},{"name":"d2","retry":3}]}}`},
+		{name: "two items renamed, their read values swapped",
+			old:  `{"spec":{"steps":[{"name":"a","retry":1,"timeout":1},{"name":"b","retry":2,"timeout":2}]}}`,
+			sent: `{"spec":{"steps":[{"name":"a2","retry":2},{"name":"b2","retry":1}]}}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			checkWriteIn(t, ix, u, tc.old, tc.sent, tc.want, "spec.steps")
+		})
+	}
+}
