@@ -25,6 +25,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apiextensions-apiserver/test/featuregatetest"
 	"k8s.io/apiextensions-apiserver/test/featuregatetest/writemodel"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -467,4 +468,53 @@ func TestFieldGatesRecreatedParentDefaults(t *testing.T) {
 		t.Errorf("writing back what was read: resourceVersion %s -> %s, generation %d -> %d; want both unchanged",
 			read.GetResourceVersion(), after.GetResourceVersion(), read.GetGeneration(), after.GetGeneration())
 	}
+}
+
+// TestFieldGatesMapListBelowKeylessItems: with the gate off, a value stored in an item of a
+// list of type map below an item of a list without keys has its place by that item's keys
+// (docs/reference/semantics.md, rule 2): a holder removed while an edited neighbour sends its
+// value at the same key is refused, whatever the index, and items edited and sent back as read
+// keep their values, whatever the order of their map lists.
+func TestFieldGatesMapListBelowKeylessItems(t *testing.T) {
+	enableFeature(t, true)
+	env := startGatesServer(t, "")
+	gate := featuregatetest.Gate("ProtoGate", "alpha", ".spec.steps[*].ports[*].proto")
+	gate.Enabled = ptr.To(true)
+	crd := featuregatetest.CronTabCRD("mapbelows", gate)
+	str := apiextensionsv1.JSONSchemaProps{Type: "string"}
+	crd.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"].Properties["steps"] = apiextensionsv1.JSONSchemaProps{
+		Type: "array",
+		Items: &apiextensionsv1.JSONSchemaPropsOrArray{Schema: &apiextensionsv1.JSONSchemaProps{
+			Type: "object",
+			Properties: map[string]apiextensionsv1.JSONSchemaProps{
+				"name": str,
+				"ports": {
+					Type: "array", XListType: ptr.To("map"), XListMapKeys: []string{"name"},
+					Items: &apiextensionsv1.JSONSchemaPropsOrArray{Schema: &apiextensionsv1.JSONSchemaProps{
+						Type: "object", Required: []string{"name"},
+						Properties: map[string]apiextensionsv1.JSONSchemaProps{"name": str, "proto": str},
+					}},
+				},
+			},
+		}},
+	}
+	crd = env.createCRD(t, crd)
+	const moved = `"spec":{"steps":[{"name":"a","ports":[{"name":"http","proto":"TCP"}]},{"name":"z"},{"name":"b","ports":[{"name":"dns"},{"name":"http"}]}]}`
+	const reordered = `"spec":{"steps":[{"name":"a","ports":[{"name":"http","proto":"TCP"},{"name":"dns","proto":"UDP"}]},{"name":"b","ports":[{"name":"x","proto":"SCTP"}]}]}`
+	env.create(t, crd, "moved", moved)
+	env.create(t, crd, "reordered", reordered)
+	env.setGate(t, crd, 0, false, "proto", `"spec":{"steps":[{"name":"p","ports":[{"name":"q","proto":"TCP"}]}]}`)
+
+	_, err := env.client(crd).Patch(context.Background(), "moved", types.MergePatchType,
+		[]byte(`{"spec":{"steps":[{"name":"z"},{"name":"b2","ports":[{"name":"dns"},{"name":"http","proto":"TCP"}]}]}}`), metav1.PatchOptions{})
+	if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "ProtoGate") {
+		t.Errorf("a holder removed while an edited item sends its value at the same key: %v, want 422 naming ProtoGate", err)
+	}
+	env.assertStored(t, crd, "moved", moved, 1)
+
+	if _, err := env.client(crd).Patch(context.Background(), "reordered", types.MergePatchType,
+		[]byte(`{"spec":{"steps":[{"name":"a2","ports":[{"name":"dns","proto":"UDP"},{"name":"http","proto":"TCP"}]},{"name":"b2","ports":[{"name":"x","proto":"SCTP"}]}]}}`), metav1.PatchOptions{}); err != nil {
+		t.Fatalf("two items edited and sent back as read, a map list reordered: %v", err)
+	}
+	env.assertStored(t, crd, "reordered", `"spec":{"steps":[{"name":"a2","ports":[{"name":"dns","proto":"UDP"},{"name":"http","proto":"TCP"}]},{"name":"b2","ports":[{"name":"x","proto":"SCTP"}]}]}`, 2)
 }

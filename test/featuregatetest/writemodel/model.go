@@ -168,6 +168,8 @@ func (m *model) look(p string, v interface{}) interface{} {
 }
 
 // part is v at p restricted to the paths that are not live; nil when it holds nothing there.
+// The items of a list of type map are put by their keys, in an object: an item continues the
+// stored item with its keys, wherever the write put it.
 func (m *model) part(p string, v interface{}) interface{} {
 	if m.disabled(p) {
 		return v
@@ -193,6 +195,18 @@ func (m *model) part(p string, v interface{}) interface{} {
 		}
 		return out
 	case []interface{}:
+		if _, keyed := m.s.ListKeys[p]; keyed {
+			out := map[string]interface{}{}
+			for i, cv := range x {
+				if h := m.part(p+"[*]", cv); h != nil {
+					out[m.itemName(p, i, cv)] = h
+				}
+			}
+			if len(out) == 0 {
+				return nil
+			}
+			return out
+		}
 		out := make([]interface{}, len(x))
 		some := false
 		for i, cv := range x {
@@ -630,7 +644,7 @@ func (m *model) placed(q string, v interface{}) []placedValue {
 			_, keyed := m.s.ListKeys[p]
 			rank := map[string]int{}
 			for i, cv := range x {
-				next := extend(ats, fmt.Sprintf("[%d]", i))
+				next := extend(ats, "["+m.itemName(p, i, cv)+"]")
 				if !keyed && !m.disabled(p+"[*]") {
 					b, _ := json.Marshal(copyJSON(m.look(p+"[*]", m.decodedItem(p, cv))))
 					k := string(b)
@@ -643,6 +657,22 @@ func (m *model) placed(q string, v interface{}) []placedValue {
 	}
 	walk(q, []string{""}, v)
 	return out
+}
+
+// itemName names item i, cv, of the list at p: by its list-map keys in a list of type map, by
+// its index in any other.
+func (m *model) itemName(p string, i int, cv interface{}) string {
+	if keys, keyed := m.s.ListKeys[p]; keyed {
+		if o, ok := cv.(map[string]interface{}); ok {
+			vals := make([]interface{}, len(keys))
+			for x, k := range keys {
+				vals[x] = o[k]
+			}
+			b, _ := json.Marshal(copyJSON(vals))
+			return "key=" + string(b)
+		}
+	}
+	return fmt.Sprint(i)
 }
 
 // byField lists the values of a part (see part) by their place in it: objects and lists (by

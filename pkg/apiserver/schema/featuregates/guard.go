@@ -85,7 +85,7 @@ func (s *Sent) walk(n *node, v interface{}, at string) {
 			keys := make([]string, len(x))
 			var looks [][]namedLeaf
 			for i, it := range x {
-				keys[i] = canonical(gatedPart(w, it))
+				keys[i] = canonical(sentPart(w, it))
 				if l, nested := namedLeaves(w, it, nil); nested {
 					if looks == nil {
 						looks = make([][]namedLeaf, len(x))

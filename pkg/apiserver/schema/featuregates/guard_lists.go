@@ -222,7 +222,7 @@ func (c *checker) sentBack(w *node, o []interface{}, olds, news []int) bool {
 		return false
 	}
 	for x, j := range olds {
-		if news[x] >= len(sent) || sent[news[x]] != canonical(gatedPart(w, c.unsendable.shown(w, o[j]))) {
+		if news[x] >= len(sent) || sent[news[x]] != canonical(sentPart(w, c.unsendable.shown(w, o[j]))) {
 			return false
 		}
 	}
@@ -239,7 +239,7 @@ func (c *checker) sentAnothers(w *node, o []interface{}, old, news int, taken []
 		return 0, false
 	}
 	sent, ok := c.sent.lists[c.sentKey()]
-	if !ok || news >= len(sent) || sent[news] == canonical(gatedPart(w, o[old])) {
+	if !ok || news >= len(sent) || sent[news] == canonical(sentPart(w, o[old])) {
 		return 0, false
 	}
 	var values []namedLeaf
@@ -257,7 +257,7 @@ func (c *checker) sentAnothers(w *node, o []interface{}, old, news int, taken []
 		}
 	}
 	placed := func(j int) map[string]string {
-		out := leaves(gatedPart(w, o[j]))
+		out := leaves(sentPart(w, o[j]))
 		l, _ := namedLeaves(w, c.unsendable.shown(w, o[j]), c.unsendable)
 		for _, v := range l {
 			for _, name := range v.names {
@@ -323,7 +323,8 @@ func (l namedLeaf) at(byName map[string]string) bool {
 }
 
 // namedLeaves lists the values v (whose node is n) holds at the disabled paths of n, each as
-// canonical JSON with the names of its place below v: its path as leaves renders it, and, for
+// canonical JSON with the names of its place below v: its path as leaves renders it on
+// sentPart (an item of a list of type map named by its keys), and, for
 // each item of a nested list without keys on the way, the same path with that item named by
 // how it looks to the rule (withoutGated, by u) and its rank among the items of its list that
 // look alike instead of its index. An item inserted in front of another then leaves the
@@ -365,7 +366,11 @@ func namedLeaves(n *node, v interface{}, u *Unsendable) (out []namedLeaf, nested
 			looked := w.target == nil && len(n.listMapKeys) == 0
 			rank := map[string]int{}
 			for i, cv := range x {
-				next := extend(ats, "/"+strconv.Itoa(i))
+				step := "/" + strconv.Itoa(i)
+				if len(n.listMapKeys) > 0 {
+					step = "/" + strconv.Quote(placeOf(n, i, cv)) // as leaves renders sentPart's object
+				}
+				next := extend(ats, step)
 				if looked {
 					k := canonical(withoutGated(w, cv, u))
 					next = append(next, extend(ats, "/~"+k+"#"+strconv.Itoa(rank[k]))...)
@@ -541,6 +546,73 @@ func withoutGated(n *node, v interface{}, u *Unsendable) interface{} {
 		return out
 	}
 	return v
+}
+
+// sentPart is gatedPart with the items of each list of type map put by their keys, in an
+// object, instead of by their places: what an item sends at the disabled paths, compared with
+// what a stored item holds there, wherever the write put the items of such a list.
+func sentPart(n *node, v interface{}) interface{} {
+	if n.target != nil {
+		return v
+	}
+	switch x := v.(type) {
+	case map[string]interface{}:
+		out := map[string]interface{}{}
+		for k, cv := range x {
+			child, named := childOf(n, k)
+			if !named {
+				if n.wildcard == nil {
+					continue
+				}
+				child = n.wildcard
+			}
+			if p := sentPart(child, cv); p != nil {
+				out[k] = p
+			}
+		}
+		if len(out) == 0 {
+			return nil
+		}
+		return out
+	case []interface{}:
+		if n.wildcard == nil {
+			return nil
+		}
+		if len(n.listMapKeys) > 0 {
+			out := map[string]interface{}{}
+			for i, cv := range x {
+				if p := sentPart(n.wildcard, cv); p != nil {
+					out[placeOf(n, i, cv)] = p
+				}
+			}
+			if len(out) == 0 {
+				return nil
+			}
+			return out
+		}
+		out := make([]interface{}, len(x))
+		some := false
+		for i, cv := range x {
+			out[i] = sentPart(n.wildcard, cv)
+			some = some || out[i] != nil
+		}
+		if !some {
+			return nil
+		}
+		return out
+	}
+	return nil
+}
+
+// placeOf names item i, cv, of the list at n: by its keys in a list of type map, by its index
+// in any other.
+func placeOf(n *node, i int, cv interface{}) string {
+	if len(n.listMapKeys) > 0 {
+		if k, ok := keysOf(cv, n.listMapKeys); ok {
+			return "#" + k
+		}
+	}
+	return strconv.Itoa(i)
 }
 
 // gatedPart returns v restricted to the disabled paths of n (nil when it holds nothing

@@ -565,3 +565,72 @@ func TestCheckKeptWithBrokenMatcher(t *testing.T) {
 	}
 	t.Logf("%d writes: the broken matcher gave %d wrong results; the last check refused all of them", *modelWrites, wrongWithoutCheck)
 }
+
+// TestRule2MapListBelow covers rule 2 with a list of type map below the items of a list
+// without keys: a value's place in it is its item's keys, wherever the write put the item.
+// The reference model, the gating and the last check must agree.
+func TestRule2MapListBelow(t *testing.T) {
+	ix := Compile([]GateSpec{{Name: "ProtoGate", PreRelease: Alpha, FieldPaths: []string{".spec.steps[*].ports[*].proto"}}},
+		structuralFromJSON(t, `{"type":"object","properties":{"spec":{"type":"object","properties":{
+		"steps":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},
+		"ports":{"type":"array","x-kubernetes-list-type":"map","x-kubernetes-list-map-keys":["name"],"items":{"type":"object","required":["name"],"properties":{"name":{"type":"string"},"proto":{"type":"string"}}}}}}}}}}}`))
+	model := writemodel.Schema{Disabled: []string{".spec.steps[*].ports[*].proto"}, ListKeys: map[string][]string{".spec.steps[*].ports": {"name"}}}
+	for _, tc := range []struct {
+		name, stored, sent string
+		want               string // "" when the write must be refused at spec.steps
+	}{
+		{
+			name:   "a holder removed, and its value sent at the same key in an edited item, at another index",
+			stored: `{"spec":{"steps":[{"name":"a","ports":[{"name":"http","proto":"TCP"}]},{"name":"z"},{"name":"b","ports":[{"name":"dns"},{"name":"http"}]}]}}`,
+			sent:   `{"spec":{"steps":[{"name":"z"},{"name":"b2","ports":[{"name":"dns"},{"name":"http","proto":"TCP"}]}]}}`,
+		},
+		{
+			name:   "a holder removed, and its value sent at another key in an edited item, at the same index",
+			stored: `{"spec":{"steps":[{"name":"a","ports":[{"name":"http","proto":"TCP"}]},{"name":"z"},{"name":"b","ports":[{"name":"dns"}]}]}}`,
+			sent:   `{"spec":{"steps":[{"name":"z"},{"name":"b2","ports":[{"name":"dns","proto":"TCP"}]}]}}`,
+			want:   `{"spec":{"steps":[{"name":"z"},{"name":"b2","ports":[{"name":"dns"}]}]}}`,
+		},
+		{
+			name:   "two items edited, each sending back its values with its map list reordered",
+			stored: `{"spec":{"steps":[{"name":"a","ports":[{"name":"http","proto":"TCP"},{"name":"dns","proto":"UDP"}]},{"name":"b","ports":[{"name":"x","proto":"SCTP"}]}]}}`,
+			sent:   `{"spec":{"steps":[{"name":"a2","ports":[{"name":"dns","proto":"UDP"},{"name":"http","proto":"TCP"}]},{"name":"b2","ports":[{"name":"x","proto":"SCTP"}]}]}}`,
+			want:   `{"spec":{"steps":[{"name":"a2","ports":[{"name":"dns","proto":"UDP"},{"name":"http","proto":"TCP"}]},{"name":"b2","ports":[{"name":"x","proto":"SCTP"}]}]}}`,
+		},
+		{
+			name:   "two items edited, their values swapped between them",
+			stored: `{"spec":{"steps":[{"name":"a","ports":[{"name":"http","proto":"TCP"}]},{"name":"b","ports":[{"name":"http","proto":"UDP"}]}]}}`,
+			sent:   `{"spec":{"steps":[{"name":"a2","ports":[{"name":"http","proto":"UDP"}]},{"name":"b2","ports":[{"name":"http","proto":"TCP"}]}]}}`,
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			modelWant, modelRefuses := model.Expect(obj(t, tc.stored), obj(t, tc.sent))
+			if modelRefuses != (tc.want == "") || (!modelRefuses && !writemodel.Equal(modelWant, obj(t, tc.want))) {
+				b, _ := json.Marshal(modelWant)
+				t.Errorf("the model gives %s, refused %v", b, modelRefuses)
+			}
+			got, err := writeOutcome(ix, obj(t, tc.stored), obj(t, tc.sent), nil)
+			if tc.want == "" {
+				if err == nil || err.Field != "spec.steps" {
+					b, _ := json.Marshal(got)
+					t.Fatalf("want a refusal at spec.steps, got %v, result %s", err, b)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("refused: %v", err)
+			}
+			if want := obj(t, tc.want); !writemodel.Equal(got, want) {
+				b, _ := json.Marshal(got)
+				t.Errorf("got %s, want %s", b, tc.want)
+			}
+		})
+	}
+	// The last check on its own: the holder removed and the edited item kept as its own
+	// (what a matcher that compares map lists by index gives) is refused.
+	stored := obj(t, `{"spec":{"steps":[{"name":"a","ports":[{"name":"http","proto":"TCP"}]},{"name":"z"},{"name":"b","ports":[{"name":"dns"},{"name":"http"}]}]}}`)
+	sent := obj(t, `{"spec":{"steps":[{"name":"z"},{"name":"b2","ports":[{"name":"dns"},{"name":"http","proto":"TCP"}]}]}}`)
+	result := obj(t, `{"spec":{"steps":[{"name":"z"},{"name":"b2","ports":[{"name":"dns"},{"name":"http"}]}]}}`)
+	if err := ix.CheckKept(result, stored, ix.SentLists(sent, ScopeAll), ScopeAll); err == nil || err.Field != "spec.steps" {
+		t.Errorf("CheckKept of a holder removed while its value was sent on an edited item: %v, want a refusal at spec.steps", err)
+	}
+}

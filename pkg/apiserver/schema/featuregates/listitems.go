@@ -309,7 +309,7 @@ func byName(leaves []leaf) map[string]string {
 // with the names of its place below v: the path by field, map key and list index, where an
 // item of a list without keys below v, on the way to a disabled path, is also named by how it
 // looks to rule 1 (see projectionKey) and its rank among the items of that list that look
-// alike. So a value sent in a nested item is found in the stored item that looks the same,
+// alike, and an item of a list of type map by its keys instead of its index (see itemName). So a value sent in a nested item is found in the stored item that looks the same,
 // also when the write inserted or removed an item in front of it, and by its index when the
 // item was edited.
 func leavesOf(n *node, v interface{}, u *Unsendable) []leaf {
@@ -369,7 +369,7 @@ func leavesOf(n *node, v interface{}, u *Unsendable) []leaf {
 			looked := n.wildcard.target == nil && len(n.listMapKeys) == 0
 			rank := map[string]int{}
 			for i, cv := range x {
-				next := extend(ats, "\x00"+strconv.Itoa(i))
+				next := extend(ats, "\x00"+itemName(n, i, cv))
 				if looked {
 					k := projectionKey(n.wildcard, cv, u)
 					next = append(next, extend(ats, "\x01"+k+"\x01"+strconv.Itoa(rank[k]))...)
@@ -393,7 +393,8 @@ func heldKey(n *node, v interface{}) string {
 }
 
 // held returns v restricted to the disabled paths of n: nil when v holds nothing there; the
-// items of a list keep their places (an item that holds nothing is nil).
+// items of a list without keys keep their places (an item that holds nothing is nil), and the
+// items of a list of type map are put by their keys (an object).
 func held(n *node, v interface{}) interface{} {
 	if n == nil {
 		return nil
@@ -433,6 +434,21 @@ func held(n *node, v interface{}) interface{} {
 		if n.wildcard == nil {
 			return nil
 		}
+		if len(n.listMapKeys) > 0 {
+			var out map[string]interface{}
+			for i, cv := range x {
+				if h := held(n.wildcard, cv); h != nil {
+					if out == nil {
+						out = map[string]interface{}{}
+					}
+					out[itemName(n, i, cv)] = h
+				}
+			}
+			if out == nil {
+				return nil
+			}
+			return out
+		}
 		out := make([]interface{}, len(x))
 		any := false
 		for i, cv := range x {
@@ -445,6 +461,18 @@ func held(n *node, v interface{}) interface{} {
 		return out
 	}
 	return nil
+}
+
+// itemName names item i of the list at n, cv: by its list-map keys in a list of type map
+// (where an item continues the stored item with its keys, wherever it is), by its index in
+// any other list.
+func itemName(n *node, i int, cv interface{}) string {
+	if len(n.listMapKeys) > 0 {
+		if k, ok := listMapKey(cv, n.listMapKeys); ok {
+			return "\x02" + k
+		}
+	}
+	return strconv.Itoa(i)
 }
 
 // gapsOf returns, for each of n items, how many items before it are paired.
