@@ -470,17 +470,20 @@ func TestFieldGatesRecreatedParentDefaults(t *testing.T) {
 	}
 }
 
-// TestFieldGatesMapListBelowKeylessItems: with the gate off, a value stored in an item of a
+// TestFieldGatesMapListBelowKeylessItems: with the gates off, a value stored in an item of a
 // list of type map below an item of a list without keys has its place by that item's keys
 // (docs/reference/semantics.md, rule 2): a holder removed while an edited neighbour sends its
 // value at the same key is refused, whatever the index, and items edited and sent back as read
-// keep their values, whatever the order of their map lists.
+// keep their values, whatever the order of their map lists. A gated [*] list below the items
+// counts as absent to the rule: items reordered without it keep theirs.
 func TestFieldGatesMapListBelowKeylessItems(t *testing.T) {
 	enableFeature(t, true)
 	env := startGatesServer(t, "")
 	gate := featuregatetest.Gate("ProtoGate", "alpha", ".spec.steps[*].ports[*].proto")
 	gate.Enabled = ptr.To(true)
-	crd := featuregatetest.CronTabCRD("mapbelows", gate)
+	tags := featuregatetest.Gate("TagsGate", "alpha", ".spec.steps[*].tags[*]")
+	tags.Enabled = ptr.To(true)
+	crd := featuregatetest.CronTabCRD("mapbelows", gate, tags)
 	str := apiextensionsv1.JSONSchemaProps{Type: "string"}
 	crd.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"].Properties["steps"] = apiextensionsv1.JSONSchemaProps{
 		Type: "array",
@@ -488,6 +491,7 @@ func TestFieldGatesMapListBelowKeylessItems(t *testing.T) {
 			Type: "object",
 			Properties: map[string]apiextensionsv1.JSONSchemaProps{
 				"name": str,
+				"tags": {Type: "array", Items: &apiextensionsv1.JSONSchemaPropsOrArray{Schema: &str}},
 				"ports": {
 					Type: "array", XListType: ptr.To("map"), XListMapKeys: []string{"name"},
 					Items: &apiextensionsv1.JSONSchemaPropsOrArray{Schema: &apiextensionsv1.JSONSchemaProps{
@@ -503,7 +507,21 @@ func TestFieldGatesMapListBelowKeylessItems(t *testing.T) {
 	const reordered = `"spec":{"steps":[{"name":"a","ports":[{"name":"http","proto":"TCP"},{"name":"dns","proto":"UDP"}]},{"name":"b","ports":[{"name":"x","proto":"SCTP"}]}]}`
 	env.create(t, crd, "moved", moved)
 	env.create(t, crd, "reordered", reordered)
+	env.create(t, crd, "tagged", `"spec":{"steps":[{"name":"a","tags":["x"]},{"name":"b","tags":["y"]}]}`)
+	// TagsGate off first, without waiting (a probe cannot tell an emptied list by its name);
+	// the server has it once it has ProtoGate's later change.
+	if _, err := env.apiext.ApiextensionsV1().CustomResourceDefinitions().Patch(context.Background(), crd.Name, types.JSONPatchType,
+		[]byte(`[{"op":"add","path":"/spec/customFeatureGates/featureGates/1/enabled","value":false}]`), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
 	env.setGate(t, crd, 0, false, "proto", `"spec":{"steps":[{"name":"p","ports":[{"name":"q","proto":"TCP"}]}]}`)
+
+	for _, patch := range []string{`{"spec":{"steps":[{"name":"b"},{"name":"a"}]}}`, `{"spec":{"steps":[{"name":"a","tags":null},{"name":"b","tags":null}]}}`} {
+		if _, err := env.client(crd).Patch(context.Background(), "tagged", types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
+			t.Fatalf("items reordered without their gated [*] lists (%s): %v", patch, err)
+		}
+	}
+	env.assertStored(t, crd, "tagged", `"spec":{"steps":[{"name":"a","tags":["x"]},{"name":"b","tags":["y"]}]}`, 3)
 
 	_, err := env.client(crd).Patch(context.Background(), "moved", types.MergePatchType,
 		[]byte(`{"spec":{"steps":[{"name":"z"},{"name":"b2","ports":[{"name":"dns"},{"name":"http","proto":"TCP"}]}]}}`), metav1.PatchOptions{})

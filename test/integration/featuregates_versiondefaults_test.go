@@ -154,8 +154,10 @@ func TestFieldGatesVersionDefaultInListItems(t *testing.T) {
 				t.Errorf("after the refused removal: stored steps (-want +got):\n%s", diff)
 			}
 
-			// Read through v2, every item renamed, written back: each item sends back what v2
-			// shows of it (nothing at retry, where v2 lacks it), so each keeps its retry.
+			// Read through v2, every item renamed, written back. Where v2 has retry, each item
+			// sends back what it read, and keeps its retry. Where v2 lacks it, its client can
+			// neither see nor send the values, so nothing says which renamed item is which: the
+			// write is refused, and nothing changes.
 			cur, err = v2.Get(ctx, "d", metav1.GetOptions{})
 			if err != nil {
 				t.Fatal(err)
@@ -167,7 +169,17 @@ func TestFieldGatesVersionDefaultInListItems(t *testing.T) {
 			if err := unstructured.SetNestedSlice(cur.Object, items, "spec", "steps"); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := v2.Update(ctx, cur, metav1.UpdateOptions{}); err != nil {
+			_, err = v2.Update(ctx, cur, metav1.UpdateOptions{})
+			if !tc.hasRetry {
+				if !apierrors.IsInvalid(err) {
+					t.Errorf("PUT through v2 (without retry) of the object as read, every item renamed: %v, want 422", err)
+				}
+				if diff := cmp.Diff(want, storedSteps()); diff != "" {
+					t.Errorf("after the refused renames: stored steps (-want +got):\n%s", diff)
+				}
+				return
+			}
+			if err != nil {
 				t.Fatalf("PUT through v2 of the object as read, every item renamed: %v", err)
 			}
 			want = steps(`[{"name":"renamed0","mode":"x","retry":1},{"name":"renamed1","mode":"x","retry":2}]`)

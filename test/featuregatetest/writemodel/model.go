@@ -128,7 +128,8 @@ func (m *model) holds(p string, v interface{}) bool {
 }
 
 // look is v at p as the rule sees an item: without the values at paths that are not live,
-// and without the objects and nulls on the way to them that are then empty or were null.
+// and without the objects and nulls on the way to them that are then empty or were null, nor
+// the lists and maps whose every item is not live.
 func (m *model) look(p string, v interface{}) interface{} {
 	if !m.below(p) {
 		return v
@@ -143,8 +144,8 @@ func (m *model) look(p string, v interface{}) interface{} {
 					continue
 				}
 				l := m.look(p+"."+k, cv)
-				if lm, ok := l.(map[string]interface{}); l == nil || (ok && len(lm) == 0) {
-					continue
+				if lm, ok := l.(map[string]interface{}); l == nil || (ok && len(lm) == 0) || m.disabled(p+"."+k+"[*]") {
+					continue // empty, null, or a list or map of values that are not live only
 				}
 				out[k] = l
 			} else if m.disabled(p + "[*]") {

@@ -166,7 +166,7 @@ func (c *checker) pairKeyless(w *node, o, r []interface{}, holder []*GatedPath) 
 	// The stored items that the items of their own gap were sent back as, in order.
 	var echoed map[int]bool
 	for gap, olds := range oGap {
-		if news := rGap[gap]; len(news) == len(olds) && c.sentBack(w, o, olds, news) {
+		if news := rGap[gap]; len(news) == len(olds) && c.sentBack(w, o, olds, news, holder) {
 			if echoed == nil {
 				echoed = map[int]bool{}
 			}
@@ -185,7 +185,7 @@ func (c *checker) pairKeyless(w *node, o, r []interface{}, holder []*GatedPath) 
 				return nil, c.unclear(o, []int{j}, holder)
 			}
 		}
-		if len(news) == len(olds) && (len(olds) == 1 || c.sentBack(w, o, olds, news)) {
+		if len(news) == len(olds) && (len(olds) == 1 || c.sentBack(w, o, olds, news, holder)) {
 			for x, j := range olds {
 				pair[news[x]] = j
 			}
@@ -212,8 +212,9 @@ func (c *checker) pairKeyless(w *node, o, r []interface{}, holder []*GatedPath) 
 }
 
 // sentBack reports whether each result item news[x] was sent with exactly what the stored
-// item olds[x] holds at the disabled paths, as the client's version decodes it.
-func (c *checker) sentBack(w *node, o []interface{}, olds, news []int) bool {
+// item olds[x] holds at the disabled paths, as the client's version decodes it, which must
+// show each holder holding something there.
+func (c *checker) sentBack(w *node, o []interface{}, olds, news []int, holder []*GatedPath) bool {
 	if c.sent == nil {
 		return false
 	}
@@ -222,8 +223,12 @@ func (c *checker) sentBack(w *node, o []interface{}, olds, news []int) bool {
 		return false
 	}
 	for x, j := range olds {
-		if news[x] >= len(sent) || sent[news[x]] != canonical(sentPart(w, c.unsendable.shown(w, o[j]))) {
+		shown := sentPart(w, c.unsendable.shown(w, o[j]))
+		if news[x] >= len(sent) || sent[news[x]] != canonical(shown) {
 			return false
+		}
+		if shown == nil && holder[j] != nil {
+			return false // the client's version shows nothing it holds: it cannot send it back
 		}
 	}
 	return true
@@ -522,6 +527,9 @@ func withoutGated(n *node, v interface{}, u *Unsendable) interface{} {
 				p := withoutGated(child, cv, u)
 				if m, isMap := p.(map[string]interface{}); p == nil || (isMap && len(m) == 0) {
 					continue
+				}
+				if child.wildcard != nil && len(child.children) == 0 && (child.wildcard.target != nil || u.lacks(child.wildcard)) {
+					continue // a list or map of values at a disabled path only: absent, as an empty object
 				}
 				out[k] = p
 			case n.wildcard != nil && (n.wildcard.target != nil || u.lacks(n.wildcard)):

@@ -634,3 +634,66 @@ func TestRule2MapListBelow(t *testing.T) {
 		t.Errorf("CheckKept of a holder removed while its value was sent on an edited item: %v, want a refusal at spec.steps", err)
 	}
 }
+
+// TestRuleLooksPastGatedLists covers a list whose every item is at a disabled path ([*])
+// below the items of a list without keys: on the way to those values only, it counts as
+// absent to the rule, as an object left empty does, so a write that leaves it out, sends it
+// null or empty, reorders or sends back the items keeps every value with its item.
+func TestRuleLooksPastGatedLists(t *testing.T) {
+	ix := Compile([]GateSpec{{Name: "TagsGate", PreRelease: Alpha, FieldPaths: []string{".spec.steps[*].tags[*]"}}},
+		structuralFromJSON(t, `{"type":"object","properties":{"spec":{"type":"object","properties":{
+		"steps":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"image":{"type":"string"},
+		"tags":{"type":"array","items":{"type":"string"}}}}}}}}}`))
+	model := writemodel.Schema{Disabled: []string{".spec.steps[*].tags[*]"}}
+	for _, tc := range []struct {
+		name, stored, sent string
+		want               string // "" when the write must be refused at spec.steps
+	}{
+		{
+			name:   "look-alikes sent back without their gated lists",
+			stored: `{"spec":{"steps":[{"name":"a","tags":["x"]},{"name":"a","tags":["y"]}]}}`,
+			sent:   `{"spec":{"steps":[{"name":"a"},{"name":"a"}]}}`,
+			want:   `{"spec":{"steps":[{"name":"a","tags":["x"]},{"name":"a","tags":["y"]}]}}`,
+		},
+		{
+			name:   "reordered, the gated lists left out",
+			stored: `{"spec":{"steps":[{"name":"a","tags":["x"]},{"name":"b","tags":["y"]}]}}`,
+			sent:   `{"spec":{"steps":[{"name":"b"},{"name":"a"}]}}`,
+			want:   `{"spec":{"steps":[{"name":"b","tags":["y"]},{"name":"a","tags":["x"]}]}}`,
+		},
+		{
+			name:   "reordered, the gated lists sent null",
+			stored: `{"spec":{"steps":[{"name":"a","tags":["x"]},{"name":"b","tags":["y"]}]}}`,
+			sent:   `{"spec":{"steps":[{"name":"b","tags":null},{"name":"a","tags":null}]}}`,
+			want:   `{"spec":{"steps":[{"name":"b","tags":["y"]},{"name":"a","tags":["x"]}]}}`,
+		},
+		{
+			name:   "one of two items told apart only by their gated lists removed",
+			stored: `{"spec":{"steps":[{"name":"a","tags":["x"]},{"name":"a","tags":["y"]}]}}`,
+			sent:   `{"spec":{"steps":[{"name":"a"}]}}`,
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			modelWant, modelRefuses := model.Expect(obj(t, tc.stored), obj(t, tc.sent))
+			if modelRefuses != (tc.want == "") || (!modelRefuses && !writemodel.Equal(modelWant, obj(t, tc.want))) {
+				b, _ := json.Marshal(modelWant)
+				t.Errorf("the model gives %s, refused %v", b, modelRefuses)
+			}
+			got, err := writeOutcome(ix, obj(t, tc.stored), obj(t, tc.sent), nil)
+			if tc.want == "" {
+				if err == nil || err.Field != "spec.steps" {
+					b, _ := json.Marshal(got)
+					t.Fatalf("want a refusal at spec.steps, got %v, result %s", err, b)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("refused: %v", err)
+			}
+			if want := obj(t, tc.want); !writemodel.Equal(got, want) {
+				b, _ := json.Marshal(got)
+				t.Errorf("got %s, want %s", b, tc.want)
+			}
+		})
+	}
+}

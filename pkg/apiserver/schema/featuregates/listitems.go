@@ -242,10 +242,15 @@ func correlate(n *node, items, oldItems []interface{}, u *Unsendable) ([]int, *a
 // echoes reports whether each new item items[news[x]] sends, at the disabled paths of n,
 // exactly what the stored item oldItems[olds[x]] holds there as the client's version decodes
 // it (nothing, for a stored item that holds nothing there): a client that writes back what it
-// read says, by those values, which item is which.
+// read says, by those values, which item is which. A holder that the client's version shows
+// holding nothing there cannot be sent back: its client cannot say which item it is.
 func echoes(n *node, items []interface{}, news []int, oldItems []interface{}, olds []int, u *Unsendable) bool {
 	for x := range news {
-		if heldKey(n, items[news[x]]) != heldKey(n, u.shown(n, oldItems[olds[x]])) {
+		shown := heldKey(n, u.shown(n, oldItems[olds[x]]))
+		if heldKey(n, items[news[x]]) != shown {
+			return false
+		}
+		if shown == "null" && held(n, oldItems[olds[x]]) != nil {
 			return false
 		}
 	}
@@ -560,7 +565,7 @@ func project(n *node, v interface{}, u *Unsendable) interface{} {
 				continue
 			}
 			p := project(c.node, cv, u)
-			if m, isMap := p.(map[string]interface{}); p == nil || (isMap && len(m) == 0) {
+			if m, isMap := p.(map[string]interface{}); p == nil || (isMap && len(m) == 0) || allGated(c.node, u) {
 				delete(out, c.name)
 				continue
 			}
@@ -593,6 +598,13 @@ func project(n *node, v interface{}, u *Unsendable) interface{} {
 		return out
 	}
 	return v
+}
+
+// allGated reports whether n is a list or map whose every item is at a disabled path ([*]) or
+// that the client's version lacks: it is on the way to those values only, and counts as
+// absent to the rule, as an object left empty does.
+func allGated(n *node, u *Unsendable) bool {
+	return n.wildcard != nil && len(n.children) == 0 && (n.wildcard.target != nil || u.lacks(n.wildcard))
 }
 
 // childNamed returns the field child of n named name.
