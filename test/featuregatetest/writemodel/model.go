@@ -502,7 +502,7 @@ func (m *model) keyless(p string, sl, nl []interface{}) []interface{} {
 				}
 				same := true
 				for x := range gp.olds {
-					same = same && Equal(m.part(q, nl[gp.news[x]]), m.part(q, m.decodedItem(p, sl[gp.olds[x]])))
+					same = same && Equal(m.part(q, nl[gp.news[x]]), m.part(q, sl[gp.olds[x]]))
 				}
 				for _, o := range gp.olds {
 					echoed[o] = same
@@ -530,7 +530,7 @@ func (m *model) keyless(p string, sl, nl []interface{}) []interface{} {
 				}
 				sendBack := true
 				for x := range news {
-					if x >= len(olds) || !Equal(m.part(q, nl[news[x]]), m.part(q, m.decodedItem(p, sl[olds[x]]))) {
+					if x >= len(olds) || !Equal(m.part(q, nl[news[x]]), m.part(q, sl[olds[x]])) {
 						sendBack = false
 					}
 				}

@@ -166,7 +166,7 @@ func (c *checker) pairKeyless(w *node, o, r []interface{}, holder []*GatedPath) 
 	// The stored items that the items of their own gap were sent back as, in order.
 	var echoed map[int]bool
 	for gap, olds := range oGap {
-		if news := rGap[gap]; len(news) == len(olds) && c.sentBack(w, o, olds, news, holder) {
+		if news := rGap[gap]; len(news) == len(olds) && c.sentBack(w, o, olds, news) {
 			if echoed == nil {
 				echoed = map[int]bool{}
 			}
@@ -185,7 +185,7 @@ func (c *checker) pairKeyless(w *node, o, r []interface{}, holder []*GatedPath) 
 				return nil, c.unclear(o, []int{j}, holder)
 			}
 		}
-		if len(news) == len(olds) && (len(olds) == 1 || c.sentBack(w, o, olds, news, holder)) {
+		if len(news) == len(olds) && (len(olds) == 1 || c.sentBack(w, o, olds, news)) {
 			for x, j := range olds {
 				pair[news[x]] = j
 			}
@@ -212,9 +212,9 @@ func (c *checker) pairKeyless(w *node, o, r []interface{}, holder []*GatedPath) 
 }
 
 // sentBack reports whether each result item news[x] was sent with exactly what the stored
-// item olds[x] holds at the disabled paths, as the client's version decodes it, which must
-// show each holder holding something there.
-func (c *checker) sentBack(w *node, o []interface{}, olds, news []int, holder []*GatedPath) bool {
+// item olds[x] holds at the disabled paths (all of it: a value the client's version cannot
+// show cannot be sent back).
+func (c *checker) sentBack(w *node, o []interface{}, olds, news []int) bool {
 	if c.sent == nil {
 		return false
 	}
@@ -223,12 +223,8 @@ func (c *checker) sentBack(w *node, o []interface{}, olds, news []int, holder []
 		return false
 	}
 	for x, j := range olds {
-		shown := sentPart(w, c.unsendable.shown(w, o[j]))
-		if news[x] >= len(sent) || sent[news[x]] != canonical(shown) {
+		if news[x] >= len(sent) || sent[news[x]] != canonical(sentPart(w, o[j])) {
 			return false
-		}
-		if shown == nil && holder[j] != nil {
-			return false // the client's version shows nothing it holds: it cannot send it back
 		}
 	}
 	return true

@@ -189,7 +189,7 @@ func correlate(n *node, items, oldItems []interface{}, u *Unsendable) ([]int, *a
 		if oldMatched[j] || held[j] == nil {
 			continue
 		}
-		if olds, news := oldInGap[gapOld[j]], newInGap[gapOld[j]]; len(olds) == len(news) && echoes(n.wildcard, items, news, oldItems, olds, u) {
+		if olds, news := oldInGap[gapOld[j]], newInGap[gapOld[j]]; len(olds) == len(news) && echoes(n.wildcard, items, news, oldItems, olds) {
 			continue
 		}
 		left = append(left, j)
@@ -207,7 +207,7 @@ func correlate(n *node, items, oldItems []interface{}, u *Unsendable) ([]int, *a
 				return nil, &ambiguity{item: other, held: held[other], why: "the write put this item, changed, in the place of another stored item: it sends back, at the disabled fields, what this item holds"}
 			}
 		}
-		if len(olds) == len(news) && (len(olds) == 1 || echoes(n.wildcard, items, news, oldItems, olds, u)) {
+		if len(olds) == len(news) && (len(olds) == 1 || echoes(n.wildcard, items, news, oldItems, olds)) {
 			for x, o := range olds {
 				match[news[x]], oldMatched[o] = o, true // edited in place
 			}
@@ -240,17 +240,13 @@ func correlate(n *node, items, oldItems []interface{}, u *Unsendable) ([]int, *a
 }
 
 // echoes reports whether each new item items[news[x]] sends, at the disabled paths of n,
-// exactly what the stored item oldItems[olds[x]] holds there as the client's version decodes
-// it (nothing, for a stored item that holds nothing there): a client that writes back what it
-// read says, by those values, which item is which. A holder that the client's version shows
-// holding nothing there cannot be sent back: its client cannot say which item it is.
-func echoes(n *node, items []interface{}, news []int, oldItems []interface{}, olds []int, u *Unsendable) bool {
+// exactly what the stored item oldItems[olds[x]] holds there (nothing, for a stored item that
+// holds nothing there): a client that writes back what it read says, by those values, which
+// item is which. A holder with a value that the client's version cannot show (its schema
+// lacks the field) cannot be sent back whole: its client cannot say which item holds it.
+func echoes(n *node, items []interface{}, news []int, oldItems []interface{}, olds []int) bool {
 	for x := range news {
-		shown := heldKey(n, u.shown(n, oldItems[olds[x]]))
-		if heldKey(n, items[news[x]]) != shown {
-			return false
-		}
-		if shown == "null" && held(n, oldItems[olds[x]]) != nil {
+		if heldKey(n, items[news[x]]) != heldKey(n, oldItems[olds[x]]) {
 			return false
 		}
 	}

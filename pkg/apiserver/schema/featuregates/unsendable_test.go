@@ -310,9 +310,9 @@ func TestDefaultsListItemsAndSameDisabledValues(t *testing.T) {
 
 // TestUnsendableGatedFieldTheVersionLacks covers a write in a version whose schema lacks a
 // gated field of the items of a list without keys (conversion None): its client reads the
-// items without that field and can only send back what it reads. Items it edits and sends
-// back, each with the values it read, keep theirs in order; items whose values it moved
-// from one to another are refused.
+// items without that field and cannot send back what they hold there. Items it renames and
+// sends back keep their values in order only when they hold nothing it cannot show; items
+// told apart by rule 1 keep theirs wherever the write put them.
 func TestUnsendableGatedFieldTheVersionLacks(t *testing.T) {
 	gates := []GateSpec{{Name: "Retry", PreRelease: Alpha, FieldPaths: []string{".spec.steps[*].retry", ".spec.steps[*].timeout"}}}
 	storage := structuralFromJSON(t, `{"type":"object","properties":{"spec":{"type":"object","properties":{
@@ -328,10 +328,16 @@ func TestUnsendableGatedFieldTheVersionLacks(t *testing.T) {
 		name, old, sent string
 		want            string // "" when the write must be refused at spec.steps
 	}{
-		{name: "every item renamed, sent back as read",
+		{name: "every item renamed, sent back as read, holding only what the version shows",
+			old:  `{"spec":{"steps":[{"name":"a","retry":3},{"name":"u"},{"name":"c","retry":4}]}}`,
+			sent: `{"spec":{"steps":[{"name":"a2","retry":3},{"name":"u2"},{"name":"c2","retry":4}]}}`,
+			want: `{"spec":{"steps":[{"name":"a2","retry":3},{"name":"u2"},{"name":"c2","retry":4}]}}`},
+		{name: "every item renamed, sent back as read, some holding what the version cannot show",
 			old:  `{"spec":{"steps":[{"name":"a","retry":3,"timeout":1},{"name":"u","retry":3},{"name":"c","retry":3,"timeout":2},{"name":"d","retry":3}]}}`,
-			sent: `{"spec":{"steps":[{"name":"a2","retry":3},{"name":"u2","retry":3},{"name":"c2","retry":3},{"name":"d2","retry":3}]}}`,
-			want: `{"spec":{"steps":[{"name":"a2","retry":3,"timeout":1},{"name":"u2","retry":3},{"name":"c2","retry":3,"timeout":2},{"name":"d2","retry":3}]}}`},
+			sent: `{"spec":{"steps":[{"name":"a2","retry":3},{"name":"u2","retry":3},{"name":"c2","retry":3},{"name":"d2","retry":3}]}}`},
+		{name: "two items swapped and edited, each showing an equal value and hiding its own",
+			old:  `{"spec":{"steps":[{"name":"a","retry":5,"timeout":7},{"name":"b","retry":5,"timeout":8}]}}`,
+			sent: `{"spec":{"steps":[{"name":"b2","retry":5},{"name":"a2","retry":5}]}}`},
 		{name: "two items swapped and edited, holding only what the version cannot show",
 			old:  `{"spec":{"steps":[{"name":"a","timeout":1},{"name":"b","timeout":2}]}}`,
 			sent: `{"spec":{"steps":[{"name":"b2"},{"name":"a2"}]}}`},
