@@ -347,6 +347,13 @@ func compareWrites(t *testing.T, crd *apiextensionsv1.CustomResourceDefinition, 
 			continue
 		}
 		if len(denied) > 0 {
+			// The server's rule places some writes that the policies' older rule refuses (a holder
+			// removed beside an item edited in place): declared where every refusal is that
+			// rule's, of a list without keys, and the server's result keeps every stored value.
+			if olderRuleRefusal(denied) && ix.CheckKept(want, old, ix.SentLists(obj, featuregates.ScopeAll), featuregates.ScopeAll) == nil {
+				olderRule++
+				continue
+			}
 			t.Errorf("run %d: our server accepts the write, the validating policy refuses it: %q\nstates %v\nold  %s\nnew  %s", n, denied, states, js(old), js(obj))
 			continue
 		}
@@ -416,4 +423,15 @@ func lagging(err *fielderrors.Error) bool {
 		}
 	}
 	return false
+}
+
+// olderRuleRefusal reports whether every refusal of the validating policy is its rule's for a
+// list without keys whose stored item it cannot tell apart in the new list.
+func olderRuleRefusal(denied []string) bool {
+	for _, d := range denied {
+		if !strings.Contains(d, "cannot be told apart") {
+			return false
+		}
+	}
+	return len(denied) > 0
 }
