@@ -555,58 +555,7 @@ func withoutGated(n *node, v interface{}, u *Unsendable) interface{} {
 // sentPart is gatedPart with the items of each list of type map put by their keys, in an
 // object, instead of by their places: what an item sends at the disabled paths, compared with
 // what a stored item holds there, wherever the write put the items of such a list.
-func sentPart(n *node, v interface{}) interface{} {
-	if n.target != nil {
-		return v
-	}
-	switch x := v.(type) {
-	case map[string]interface{}:
-		out := map[string]interface{}{}
-		for k, cv := range x {
-			child, named := childOf(n, k)
-			if !named {
-				if n.wildcard == nil {
-					continue
-				}
-				child = n.wildcard
-			}
-			if p := sentPart(child, cv); p != nil {
-				out[k] = p
-			}
-		}
-		if len(out) == 0 {
-			return nil
-		}
-		return out
-	case []interface{}:
-		if n.wildcard == nil {
-			return nil
-		}
-		if len(n.listMapKeys) > 0 {
-			out := map[string]interface{}{}
-			for i, cv := range x {
-				if p := sentPart(n.wildcard, cv); p != nil {
-					out[placeOf(n, i, cv)] = p
-				}
-			}
-			if len(out) == 0 {
-				return nil
-			}
-			return out
-		}
-		out := make([]interface{}, len(x))
-		some := false
-		for i, cv := range x {
-			out[i] = sentPart(n.wildcard, cv)
-			some = some || out[i] != nil
-		}
-		if !some {
-			return nil
-		}
-		return out
-	}
-	return nil
-}
+func sentPart(n *node, v interface{}) interface{} { return restricted(n, v, true) }
 
 // placeOf names item i, cv, of the list at n: by its keys in a list of type map, by its index
 // in any other.
@@ -621,7 +570,10 @@ func placeOf(n *node, i int, cv interface{}) string {
 
 // gatedPart returns v restricted to the disabled paths of n (nil when it holds nothing
 // there); list items keep their places.
-func gatedPart(n *node, v interface{}) interface{} {
+func gatedPart(n *node, v interface{}) interface{} { return restricted(n, v, false) }
+
+// restricted is gatedPart, and sentPart when byKeys is set.
+func restricted(n *node, v interface{}, byKeys bool) interface{} {
 	if n.target != nil {
 		return v
 	}
@@ -636,7 +588,7 @@ func gatedPart(n *node, v interface{}) interface{} {
 				}
 				child = n.wildcard
 			}
-			if p := gatedPart(child, cv); p != nil {
+			if p := restricted(child, cv, byKeys); p != nil {
 				out[k] = p
 			}
 		}
@@ -648,10 +600,22 @@ func gatedPart(n *node, v interface{}) interface{} {
 		if n.wildcard == nil {
 			return nil
 		}
+		if byKeys && len(n.listMapKeys) > 0 {
+			out := map[string]interface{}{}
+			for i, cv := range x {
+				if p := restricted(n.wildcard, cv, byKeys); p != nil {
+					out[placeOf(n, i, cv)] = p
+				}
+			}
+			if len(out) == 0 {
+				return nil
+			}
+			return out
+		}
 		out := make([]interface{}, len(x))
 		some := false
 		for i, cv := range x {
-			out[i] = gatedPart(n.wildcard, cv)
+			out[i] = restricted(n.wildcard, cv, byKeys)
 			some = some || out[i] != nil
 		}
 		if !some {

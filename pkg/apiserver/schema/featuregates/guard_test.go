@@ -349,27 +349,7 @@ func TestRule2SentValues(t *testing.T) {
 	model := writemodel.Schema{Disabled: []string{".spec.steps[*].retry", ".spec.steps[*].timeout", ".spec.steps[*].subs[*].retry", ".spec.steps[*].subs[*].timeout"}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			// The reference model, written from the semantics page, must say the same.
-			modelWant, modelRefuses := model.Expect(obj(t, tc.stored), obj(t, tc.sent))
-			if modelRefuses != (tc.want == "") || (!modelRefuses && !writemodel.Equal(modelWant, obj(t, tc.want))) {
-				b, _ := json.Marshal(modelWant)
-				t.Errorf("the model gives %s, refused %v", b, modelRefuses)
-			}
-			got, err := writeOutcome(ix, obj(t, tc.stored), obj(t, tc.sent), nil)
-			if tc.want == "" {
-				if err == nil || err.Field != "spec.steps" {
-					b, _ := json.Marshal(got)
-					t.Fatalf("want a refusal at spec.steps, got %v, result %s", err, b)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatalf("refused: %v", err)
-			}
-			if want := obj(t, tc.want); !writemodel.Equal(got, want) {
-				b, _ := json.Marshal(got)
-				t.Errorf("got %s, want %s", b, tc.want)
-			}
+			checkRuleCase(t, ix, model, tc.stored, tc.sent, tc.want)
 		})
 	}
 }
@@ -603,26 +583,7 @@ func TestRule2MapListBelow(t *testing.T) {
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			modelWant, modelRefuses := model.Expect(obj(t, tc.stored), obj(t, tc.sent))
-			if modelRefuses != (tc.want == "") || (!modelRefuses && !writemodel.Equal(modelWant, obj(t, tc.want))) {
-				b, _ := json.Marshal(modelWant)
-				t.Errorf("the model gives %s, refused %v", b, modelRefuses)
-			}
-			got, err := writeOutcome(ix, obj(t, tc.stored), obj(t, tc.sent), nil)
-			if tc.want == "" {
-				if err == nil || err.Field != "spec.steps" {
-					b, _ := json.Marshal(got)
-					t.Fatalf("want a refusal at spec.steps, got %v, result %s", err, b)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatalf("refused: %v", err)
-			}
-			if want := obj(t, tc.want); !writemodel.Equal(got, want) {
-				b, _ := json.Marshal(got)
-				t.Errorf("got %s, want %s", b, tc.want)
-			}
+			checkRuleCase(t, ix, model, tc.stored, tc.sent, tc.want)
 		})
 	}
 	// The last check on its own: the holder removed and the edited item kept as its own
@@ -674,26 +635,34 @@ func TestRuleLooksPastGatedLists(t *testing.T) {
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			modelWant, modelRefuses := model.Expect(obj(t, tc.stored), obj(t, tc.sent))
-			if modelRefuses != (tc.want == "") || (!modelRefuses && !writemodel.Equal(modelWant, obj(t, tc.want))) {
-				b, _ := json.Marshal(modelWant)
-				t.Errorf("the model gives %s, refused %v", b, modelRefuses)
-			}
-			got, err := writeOutcome(ix, obj(t, tc.stored), obj(t, tc.sent), nil)
-			if tc.want == "" {
-				if err == nil || err.Field != "spec.steps" {
-					b, _ := json.Marshal(got)
-					t.Fatalf("want a refusal at spec.steps, got %v, result %s", err, b)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatalf("refused: %v", err)
-			}
-			if want := obj(t, tc.want); !writemodel.Equal(got, want) {
-				b, _ := json.Marshal(got)
-				t.Errorf("got %s, want %s", b, tc.want)
-			}
+			checkRuleCase(t, ix, model, tc.stored, tc.sent, tc.want)
 		})
+	}
+}
+
+// checkRuleCase checks one write of the list rule: the reference model, written from the
+// semantics page, and the gating with the last check must both give want, or both refuse
+// the write at spec.steps when want is "".
+func checkRuleCase(t *testing.T, ix *Index, model writemodel.Schema, stored, sent, want string) {
+	t.Helper()
+	modelWant, modelRefuses := model.Expect(obj(t, stored), obj(t, sent))
+	if modelRefuses != (want == "") || (!modelRefuses && !writemodel.Equal(modelWant, obj(t, want))) {
+		b, _ := json.Marshal(modelWant)
+		t.Errorf("the model gives %s, refused %v", b, modelRefuses)
+	}
+	got, err := writeOutcome(ix, obj(t, stored), obj(t, sent), nil)
+	if want == "" {
+		if err == nil || err.Field != "spec.steps" {
+			b, _ := json.Marshal(got)
+			t.Fatalf("want a refusal at spec.steps, got %v, result %s", err, b)
+		}
+		return
+	}
+	if err != nil {
+		t.Fatalf("refused: %v", err)
+	}
+	if !writemodel.Equal(got, obj(t, want)) {
+		b, _ := json.Marshal(got)
+		t.Errorf("got %s, want %s", b, want)
 	}
 }
