@@ -75,19 +75,21 @@ func writesCRD(t *testing.T, plural string) *apiextensionsv1.CustomResourceDefin
 	v3.Name, v3.Storage = prunedVersion, false
 	delete(v3.Schema.OpenAPIV3Schema.Properties["spec"].Properties["ports"].Items.Schema.Properties, "hostPort")
 	delete(v3.Schema.OpenAPIV3Schema.Properties["spec"].Properties, "limits")
-	// v3 also defaults .spec.steps[*].mode, which the storage version does not: writes
-	// through v3 get it in every item, the stored items have it or not, and the rule tells
-	// them apart as v3 decodes them.
+	// v3 also defaults .spec.steps[*].mode, which the storage version does not, and lacks a
+	// gated field of the steps, writemodel.LackedStepField: writes through v3 get the default
+	// in every item and cannot send that field, the stored items have them or not, and the
+	// rule tells them apart as v3 decodes them.
 	steps := v3.Schema.OpenAPIV3Schema.Properties["spec"].Properties["steps"]
 	mode := steps.Items.Schema.Properties["mode"]
 	mode.Default = &apiextensionsv1.JSON{Raw: []byte(strconv.Quote(writemodel.DefaultMode))}
 	steps.Items.Schema.Properties["mode"] = mode
+	delete(steps.Items.Schema.Properties, writemodel.LackedStepField)
 	crd.Spec.Versions = append(crd.Spec.Versions, v2, v3)
 	return crd
 }
 
-// prunedVersion is the fuzzed CRD's version whose schema lacks .spec.ports[*].hostPort and
-// .spec.limits, and defaults .spec.steps[*].mode.
+// prunedVersion is the fuzzed CRD's version whose schema lacks .spec.ports[*].hostPort,
+// .spec.limits and the steps' writemodel.LackedStepField, and defaults .spec.steps[*].mode.
 const prunedVersion = "v3"
 
 // versionClient is the client of the fuzzed CRD's objects in version (v1, v2 or v3).
@@ -213,6 +215,7 @@ func TestFieldGatesWritesAgainstModel(t *testing.T) {
 			in := model
 			if c.version == prunedVersion {
 				in.ItemDefaults = map[string]map[string]interface{}{".spec.steps": {"mode": writemodel.DefaultMode}}
+				in.ItemLacks = map[string][]string{".spec.steps": {writemodel.LackedStepField}}
 			}
 			c.want, c.refused = in.Expect(c.stored, c.sent)
 			env.fuzzCheck(t, crd, stored, &c)
@@ -285,7 +288,8 @@ func (e *gatesEnv) setGates(t *testing.T, crd *apiextensionsv1.CustomResourceDef
 		t.Fatalf("setting the gates of %s: %v", crd.Name, err)
 	}
 	probe := map[string]interface{}{
-		"steps":  []interface{}{map[string]interface{}{"name": "p", "retry": int64(1), "sub": []interface{}{map[string]interface{}{"w": int64(1)}}}},
+		"steps": []interface{}{map[string]interface{}{"name": "p", "retry": int64(1), "note": "p", "labels": []interface{}{"p"},
+			"vars": []interface{}{map[string]interface{}{"name": "p", "secret": "p"}}, "sub": []interface{}{map[string]interface{}{"w": int64(1)}}}},
 		"ports":  []interface{}{map[string]interface{}{"name": "p", "hostPort": int64(1)}},
 		"limits": map[string]interface{}{"p": map[string]interface{}{"max": int64(1)}},
 		"tags":   []interface{}{"p"},
@@ -458,8 +462,8 @@ func (e *gatesEnv) fuzzCheck(t *testing.T, crd *apiextensionsv1.CustomResourceDe
 
 // decoded is the object as the server decodes it in version: a null at a field that is not
 // nullable and has no default is pruned (every field of the fuzzed spec but backup), and so
-// are, in prunedVersion, every port's hostPort and .spec.limits, where every step without a
-// mode gets writemodel.DefaultMode. What the model gates in the
+// are, in prunedVersion, every port's hostPort, every step's writemodel.LackedStepField and
+// .spec.limits, where every step without a mode gets writemodel.DefaultMode. What the model gates in the
 // storage version then follows the rule for a map the client's version lacks: while MaxGate
 // is off (in off) and the stored map (in stored, the stored spec) holds a max, the write
 // leaves it as stored.
@@ -478,8 +482,11 @@ func decoded(obj map[string]interface{}, version string, stored map[string]inter
 	}
 	if steps, ok := spec["steps"].([]interface{}); ok {
 		for _, s := range steps {
-			if step, ok := s.(map[string]interface{}); ok && step["mode"] == nil {
-				step["mode"] = writemodel.DefaultMode
+			if step, ok := s.(map[string]interface{}); ok {
+				if step["mode"] == nil {
+					step["mode"] = writemodel.DefaultMode
+				}
+				delete(step, writemodel.LackedStepField)
 			}
 		}
 	}

@@ -108,7 +108,11 @@ func TestWritesOnBothBackends(t *testing.T) {
 	}
 	t.Cleanup(func() { ours.kubectl("", "delete", "--ignore-not-found", "-f", gen.in) })
 	backends := []*backend{ours, stock}
-	model := writemodel.SchemaFor(map[string]bool{"RetryGate": true, "WeightGate": true, "HostPortGate": true, "MaxGate": true, "TagsGate": true, "ExtraGate": true, "SecretGate": true, "EncryptionGate": true})
+	allOff := map[string]bool{}
+	for _, g := range writemodel.Gates {
+		allOff[g.Name] = true
+	}
+	model := writemodel.SchemaFor(allOff)
 	// Rounds: every gate on, objects with every field created alike on both backends, every
 	// gate off, then writes to those objects until the round's budget is spent or every
 	// object differs between the backends (as declared).

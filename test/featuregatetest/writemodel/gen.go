@@ -27,13 +27,18 @@ type Gate struct {
 	Name, Path string
 }
 
-// Gates are the gates of the fuzzed CRD (see CRDYAML): a field of the items of a list without
-// keys, of the items of a list nested in them, of a list of type map, of the values of a map,
-// a gated [*] of a list and of a map, a field below an untyped object that keeps unknown
-// fields, and a field of a nullable object with a required property.
+// Gates are the gates of the fuzzed CRD (see CRDYAML): fields of the items of a list without
+// keys (one of which a version lacks, see LackedStepField), of the items of a list without keys
+// and of a list of type map nested in them, a gated [*] list nested in them, a field of a list
+// of type map, of the values of a map, a gated [*] of a list and of a map, a field below an
+// untyped object that keeps unknown fields, and a field of a nullable object with a required
+// property.
 var Gates = []Gate{
 	{"RetryGate", ".spec.steps[*].retry"},
 	{"WeightGate", ".spec.steps[*].sub[*].w"},
+	{"NoteGate", ".spec.steps[*].note"},
+	{"LabelsGate", ".spec.steps[*].labels[*]"},
+	{"VarSecretGate", ".spec.steps[*].vars[*].secret"},
 	{"HostPortGate", ".spec.ports[*].hostPort"},
 	{"MaxGate", ".spec.limits[*].max"},
 	{"TagsGate", ".spec.tags[*]"},
@@ -44,7 +49,7 @@ var Gates = []Gate{
 
 // SchemaFor is the model's Schema of the fuzzed CRD with the gates in off disabled.
 func SchemaFor(off map[string]bool) Schema {
-	s := Schema{ListKeys: map[string][]string{".spec.ports": {"name"}}, Required: map[string][]string{".spec.backup": {"size"}}}
+	s := Schema{ListKeys: map[string][]string{".spec.ports": {"name"}, ".spec.steps[*].vars": {"name"}}, Required: map[string][]string{".spec.backup": {"size"}}}
 	for _, g := range Gates {
 		if off[g.Name] {
 			s.Disabled = append(s.Disabled, g.Path)
@@ -71,6 +76,21 @@ properties:
             image: {type: string}
             mode: {type: string}
             retry: {type: integer}
+            note: {type: string}
+            labels:
+              type: array
+              items: {type: string}
+            vars:
+              type: array
+              x-kubernetes-list-type: map
+              x-kubernetes-list-map-keys: [name]
+              items:
+                type: object
+                required: [name]
+                properties:
+                  name: {type: string}
+                  value: {type: string}
+                  secret: {type: string}
             sub:
               type: array
               items:
@@ -117,6 +137,11 @@ properties:
 // one (the storage version gives none): stored items are made with and without it, so that
 // items that differ as stored look alike as that version decodes them.
 const DefaultMode = "x"
+
+// LackedStepField is the gated field of .spec.steps items that a version of the fuzzed CRD
+// lacks (the one that defaults DefaultMode): writes through it cannot send the stored values,
+// and the rule tells items apart without them.
+const LackedStepField = "note"
 
 // Gen makes stored objects and writes for the fuzzed CRD. Every value is unique, so that a
 // stored value that moves can be seen; names come from a small set, so that items equal
@@ -216,7 +241,33 @@ func (g *Gen) step() map[string]interface{} {
 		}
 		s["sub"] = sub
 	}
+	if g.R.Intn(4) == 0 {
+		s["note"] = g.str("n")
+	}
+	if g.R.Intn(4) == 0 {
+		var labels []interface{}
+		for i := g.R.Intn(2) + 1; i > 0; i-- {
+			labels = append(labels, g.str("b"))
+		}
+		s["labels"] = labels
+	}
+	if g.R.Intn(4) == 0 {
+		var vars []interface{}
+		for _, n := range g.R.Perm(3)[:g.R.Intn(3)+1] {
+			vars = append(vars, g.envVar([]string{"A", "B", "C"}[n]))
+		}
+		s["vars"] = vars
+	}
 	return s
+}
+
+// envVar is an item of the list of type map below a step, named n.
+func (g *Gen) envVar(n string) map[string]interface{} {
+	v := map[string]interface{}{"name": n, "value": g.str("v")}
+	if g.R.Intn(2) == 0 {
+		v["secret"] = g.str("s")
+	}
+	return v
 }
 
 func (g *Gen) port() map[string]interface{} {
@@ -290,9 +341,14 @@ func (g *Gen) Write(stored map[string]interface{}, family string) (map[string]in
 		} else {
 			o["image"] = g.str("i")
 			if g.R.Intn(4) == 0 {
-				// Sent without one of its values at a field that may be gated (as an apply of
-				// a manifest without it does): the item then sends back part of what it holds.
-				delete(o, "retry")
+				// Sent without some of its values at fields that may be gated (as an apply of
+				// a manifest without them does): the item then sends back part of what it
+				// holds.
+				for _, k := range []string{"retry", "note", "labels"} {
+					if g.R.Intn(2) == 0 {
+						delete(o, k)
+					}
+				}
 			}
 		}
 		return o
@@ -343,6 +399,12 @@ func (g *Gen) Write(stored map[string]interface{}, family string) (map[string]in
 			if !ok || listKey != "steps" {
 				continue
 			}
+			if vars, ok := o["vars"].([]interface{}); ok && len(vars) > 0 && g.R.Intn(2) == 0 {
+				o = copyJSON(o).(map[string]interface{})
+				o["vars"] = g.editVars(o["vars"].([]interface{}))
+				items[i] = o
+				break
+			}
 			if sub, ok := o["sub"].([]interface{}); ok && len(sub) > 0 {
 				o = copyJSON(o).(map[string]interface{})
 				sub = o["sub"].([]interface{})
@@ -367,13 +429,59 @@ func (g *Gen) Write(stored map[string]interface{}, family string) (map[string]in
 	return spec, family
 }
 
+// editVars changes the list of type map below a step: a value edited, an item removed or
+// added, or the items reordered.
+func (g *Gen) editVars(vars []interface{}) []interface{} {
+	k := g.R.Intn(len(vars))
+	switch g.R.Intn(4) {
+	case 0:
+		if o, ok := vars[k].(map[string]interface{}); ok {
+			o["value"] = g.str("v")
+		}
+	case 1:
+		vars = append(vars[:k], vars[k+1:]...)
+	case 2:
+		have := map[interface{}]bool{}
+		for _, v := range vars {
+			if o, ok := v.(map[string]interface{}); ok {
+				have[o["name"]] = true
+			}
+		}
+		for _, n := range []string{"A", "B", "C"} {
+			if !have[n] {
+				vars = append(vars[:k], append([]interface{}{g.envVar(n)}, vars[k:]...)...)
+				break
+			}
+		}
+	default:
+		g.R.Shuffle(len(vars), func(a, b int) { vars[a], vars[b] = vars[b], vars[a] })
+	}
+	return vars
+}
+
 // sendGated sets a value at one gated field, new or changed.
 func (g *Gen) sendGated(spec map[string]interface{}) {
 	switch g.R.Intn(6) {
 	case 0:
 		if steps, ok := spec["steps"].([]interface{}); ok && len(steps) > 0 {
 			if o, ok := steps[g.R.Intn(len(steps))].(map[string]interface{}); ok {
-				o["retry"] = g.unique()
+				switch g.R.Intn(4) {
+				case 0:
+					o["note"] = g.str("n")
+				case 1:
+					labels, _ := o["labels"].([]interface{})
+					o["labels"] = append(labels, g.str("b"))
+				case 2:
+					if vars, ok := o["vars"].([]interface{}); ok && len(vars) > 0 {
+						if v, ok := vars[g.R.Intn(len(vars))].(map[string]interface{}); ok {
+							v["secret"] = g.str("s")
+							break
+						}
+					}
+					o["retry"] = g.unique()
+				default:
+					o["retry"] = g.unique()
+				}
 			}
 		}
 	case 1:

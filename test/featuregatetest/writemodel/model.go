@@ -40,6 +40,10 @@ type Schema struct {
 	// version gives properties of the list's items (property name to value): the rule tells
 	// items apart as that version decodes them.
 	ItemDefaults map[string]map[string]interface{}
+	// ItemLacks are, by the path of a list without keys, the properties of its items that the
+	// client's version's schema lacks (conversion None): the rule tells items apart without
+	// them, as that version decodes them.
+	ItemLacks map[string][]string
 }
 
 // Expect returns what the server stores for a write that sends sent (the object after the
@@ -386,14 +390,17 @@ func (m *model) byKeys(p string, keys []string, sl, nl []interface{}) []interfac
 }
 
 // decodedItem is v, an item of the list without keys at p, as the client's version decodes it:
-// with the defaults it gives absent properties.
+// without the properties its schema lacks, and with the defaults it gives absent ones.
 func (m *model) decodedItem(p string, v interface{}) interface{} {
 	o, ok := v.(map[string]interface{})
-	defaults := m.s.ItemDefaults[p]
-	if !ok || len(defaults) == 0 {
+	defaults, lacks := m.s.ItemDefaults[p], m.s.ItemLacks[p]
+	if !ok || len(defaults)+len(lacks) == 0 {
 		return v
 	}
 	out := copyJSON(o).(map[string]interface{})
+	for _, k := range lacks {
+		delete(out, k)
+	}
 	for k, d := range defaults {
 		if x, has := out[k]; !has || x == nil {
 			out[k] = copyJSON(d)

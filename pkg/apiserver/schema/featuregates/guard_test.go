@@ -365,8 +365,9 @@ func writesSchema(t *testing.T) *structuralschema.Structural {
 }
 
 // defaultingSchema is the fuzzed CRD's structural schema in a version that also gives
-// .spec.steps[*].mode the default writemodel.DefaultMode (as the write fuzzer's third version
-// does), which the storage version (writesSchema) does not.
+// .spec.steps[*].mode the default writemodel.DefaultMode and lacks the gated
+// writemodel.LackedStepField of the steps (as the write fuzzer's third version does), which
+// the storage version (writesSchema) does not.
 func defaultingSchema(t *testing.T) *structuralschema.Structural {
 	t.Helper()
 	s := writesSchema(t)
@@ -375,6 +376,7 @@ func defaultingSchema(t *testing.T) *structuralschema.Structural {
 	mode := item.Properties["mode"]
 	mode.Default.Object = writemodel.DefaultMode
 	item.Properties["mode"] = mode
+	delete(item.Properties, writemodel.LackedStepField)
 	return s
 }
 
@@ -420,7 +422,8 @@ func (c *writeCase) String() string {
 // randomWrite makes one write of the fuzzed CRD: a random set of gates off, a stored object
 // written while every gate was on (none for a create), and a write made from it. A quarter of
 // the updates are sent in the version of defaulting (defaultingSchema): each step of the
-// write without a mode gets the default, as decoding there gives it.
+// write without a mode gets the default, and loses writemodel.LackedStepField, as decoding
+// there does.
 func randomWrite(t *testing.T, r *rand.Rand, g *writemodel.Gen, schema, defaulting *structuralschema.Structural) *writeCase {
 	c := &writeCase{off: map[string]bool{}}
 	var specs []GateSpec
@@ -444,10 +447,14 @@ func randomWrite(t *testing.T, r *rand.Rand, g *writemodel.Gen, schema, defaulti
 		c.family += " (defaulting version)"
 		c.unsendable = c.index.UnsendableIn(defaulting, schema)
 		c.model.ItemDefaults = map[string]map[string]interface{}{".spec.steps": {"mode": writemodel.DefaultMode}}
+		c.model.ItemLacks = map[string][]string{".spec.steps": {writemodel.LackedStepField}}
 		steps, _ := sentSpec["steps"].([]interface{})
 		for _, it := range steps {
-			if step, ok := it.(map[string]interface{}); ok && step["mode"] == nil {
-				step["mode"] = writemodel.DefaultMode
+			if step, ok := it.(map[string]interface{}); ok {
+				if step["mode"] == nil {
+					step["mode"] = writemodel.DefaultMode
+				}
+				delete(step, writemodel.LackedStepField)
 			}
 		}
 	}
