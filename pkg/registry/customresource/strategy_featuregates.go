@@ -55,7 +55,10 @@ type FieldGates struct {
 	// acts is true when gating acts on writes: an effectively disabled path or a deprecated
 	// gate in some version. Otherwise writes take upstream's path (the fast path), decided by
 	// this one field.
-	acts           bool
+	acts bool
+	// deprecates is true when some version has a path of a deprecated gate: otherwise a
+	// write draws no deprecation warning, and deprecationWarnings returns at once.
+	deprecates     bool
 	storageVersion schema.GroupVersion
 	// crd is the CRD's name, and webhook describes its conversion webhook, for errors.
 	crd, webhook string
@@ -140,6 +143,7 @@ func NewFieldGates(crd *apiextensionsv1.CustomResourceDefinition, storageVersion
 	}
 	for _, index := range g.indexes {
 		g.acts = g.acts || index.HasDisabled() || index.HasDeprecated()
+		g.deprecates = g.deprecates || index.HasDeprecated()
 	}
 	g.storage = g.indexes[storageVersion]
 	g.compileUnsendable(versions, storageVersion, sharedShape && !crd.Spec.PreserveUnknownFields, g.WithoutDisabledDefaults(schemas))
@@ -629,7 +633,7 @@ func newerResourceVersion(a, b string) bool {
 // own, by the storage version's index, on the object converted to the storage version.
 // Inside a gated write they are recorded with the attempt instead, and nil is returned.
 func (g *FieldGates) deprecationWarnings(ctx context.Context, obj, old runtime.Object, scope featuregates.Scope) []string {
-	if g == nil || !g.acts {
+	if g == nil || !g.deprecates {
 		return nil
 	}
 	newObj, ok := obj.(*unstructured.Unstructured)
