@@ -409,6 +409,24 @@ func (m *model) decodedItem(p string, v interface{}) interface{} {
 	return out
 }
 
+// startedFrom is v, a stored item of the list without keys at p, as a write in the client's
+// version starts from it: without the properties that version's schema lacks and that are
+// live, which decoding there prunes from every stored item and the write erases (as upstream's
+// does). Those that are not live stay: they are stored values the write keeps.
+func (m *model) startedFrom(p string, v interface{}) interface{} {
+	o, ok := v.(map[string]interface{})
+	if !ok || len(m.s.ItemLacks[p]) == 0 {
+		return v
+	}
+	out := copyJSON(o).(map[string]interface{})
+	for _, k := range m.s.ItemLacks[p] {
+		if !m.disabled(p+"[*]."+k) && !m.below(p+"[*]."+k) {
+			delete(out, k)
+		}
+	}
+	return out
+}
+
 // keyless is the rule for a list without keys: which new item continues which stored one.
 func (m *model) keyless(p string, sl, nl []interface{}) []interface{} {
 	q := p + "[*]"
@@ -436,13 +454,14 @@ func (m *model) keyless(p string, sl, nl []interface{}) []interface{} {
 				}
 			}
 		}
-		// A changed number of equal items is only allowed among wholly equal stored items.
+		// A changed number of equal items is only allowed among wholly equal stored items, as
+		// the write starts from them.
 		for j := range sl {
 			nStored, nSent, differ := 0, 0, false
 			for _, st := range sl {
 				if Equal(view(st), view(sl[j])) {
 					nStored++
-					differ = differ || !Equal(st, sl[j])
+					differ = differ || !Equal(m.startedFrom(p, st), m.startedFrom(p, sl[j]))
 				}
 			}
 			for _, it := range nl {
