@@ -106,7 +106,9 @@ func (c *checker) pairKeyless(w *node, o, r []interface{}, holder []*GatedPath) 
 		rLook[i] = canonical(withoutGated(w, c.unsendable.shown(w, it), c.unsendable))
 		count[rLook[i]]++
 	}
-	// Same items, in order; a changed number of them only among wholly equal stored items.
+	// Same items, in order; a changed number of them only among stored items wholly equal as
+	// the write starts from them: a live property that the client's version lacks, which the
+	// write erases from every item, does not count; the values at disabled paths do.
 	next := map[string]int{}
 	for i := range r {
 		pair[i] = -1
@@ -115,8 +117,13 @@ func (c *checker) pairKeyless(w *node, o, r []interface{}, holder []*GatedPath) 
 			continue
 		}
 		if count[rLook[i]] != len(olds) {
+			first := olds[0]
 			for _, j := range olds[1:] {
-				if !jsonEqual(o[j], o[olds[0]]) {
+				if jsonEqual(o[j], o[first]) {
+					continue
+				}
+				u := c.unsendable
+				if !jsonEqual(u.withoutLacked(w, o[j]), u.withoutLacked(w, o[first])) || !jsonEqual(gatedPart(w, o[j]), gatedPart(w, o[first])) {
 					return nil, c.unclear(o, olds, holder)
 				}
 			}

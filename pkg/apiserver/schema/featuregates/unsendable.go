@@ -155,6 +155,22 @@ func (u *Unsendable) shown(n *node, v interface{}) interface{} {
 	return c
 }
 
+// withoutLacked is v, an item of the list at n's parent, without the properties that the
+// client's version's schema lacks (pruned as decoding in that version prunes them, without
+// its defaults): the item as a write in that version starts from it, but for the values at
+// disabled paths, which the write keeps (see gatedPart). v itself when u has no schema for n.
+func (u *Unsendable) withoutLacked(n *node, v interface{}) interface{} {
+	if u == nil || u.items[n] == nil {
+		return v
+	}
+	if _, ok := v.(map[string]interface{}); !ok {
+		return v
+	}
+	c := runtime.DeepCopyJSONValue(v)
+	structuralpruning.Prune(c, u.items[n], false)
+	return c
+}
+
 // DefaultsListItems reports whether decoding by s, a version's structural schema, gives
 // defaults inside the items of a list without keys (x-kubernetes-list-type other than map):
 // then items a client of that version sends, decoded, can differ from the stored ones that
