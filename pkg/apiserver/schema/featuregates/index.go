@@ -77,8 +77,10 @@ type Index struct {
 	// disabled is a trie of the effectively disabled paths that have no effectively disabled
 	// ancestor; nil when every path is enabled.
 	disabled *node
-	// deprecated are the effectively enabled paths of deprecated gates.
-	deprecated []*GatedPath
+	// deprecated are the effectively enabled paths of deprecated gates, and deprecatedKeys,
+	// for each, the list-map keys of the lists its steps iterate (see listKeysAlong).
+	deprecated     []*GatedPath
+	deprecatedKeys [][][]string
 	// keyless is true when a disabled path goes through a list without keys (see SentLists).
 	keyless bool
 	// targets is the number of nodes of disabled that are a disabled path: a write that sends
@@ -312,6 +314,7 @@ func compile(specs []GateSpec, schema *structuralschema.Structural, fieldPaths b
 			ix.addDisabled(p, schema)
 		case p.Gate.PreRelease == Deprecated:
 			ix.deprecated = append(ix.deprecated, p)
+			ix.deprecatedKeys = append(ix.deprecatedKeys, listKeysAlong(p.Path, schema))
 		}
 	}
 	ix.disabled.freeze()

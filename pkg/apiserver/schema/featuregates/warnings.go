@@ -18,7 +18,6 @@ package featuregates
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 	"sync/atomic"
 	"unicode"
@@ -94,24 +93,22 @@ func requiresText(names []string, conj string) string {
 	return "requires " + strings.Join(names[:len(names)-1], ", ") + " " + conj + " " + names[len(names)-1] + ", which are disabled"
 }
 
-// DeprecationWarnings returns the warnings for fields of deprecated gates that a write uses:
-// present in newObj on create (oldObj nil), or changed by an update. A gate's custom text is
-// used when it has one.
+// DeprecationWarnings returns the warnings for fields of deprecated gates that a write sets:
+// present in newObj on create (oldObj nil), or set or changed by an update, at a place where
+// oldObj does not hold the same value (see setAt: items of lists without keys are followed
+// through reorders, so a reorder warns of nothing, and a value moved to another item warns).
+// A value removed draws none. A gate's custom text is used when it has one.
 func (ix *Index) DeprecationWarnings(newObj, oldObj map[string]interface{}, scope Scope) []string {
 	if !ix.HasDeprecated() || newObj == nil {
 		return nil
 	}
 	var warnings []string
 	seen := map[string]bool{}
-	for _, p := range ix.deprecated {
+	for i, p := range ix.deprecated {
 		if !scope.includes(p.Path.Root()) {
 			continue
 		}
-		values := collect(newObj, p.Path.steps, nil)
-		if len(values) == 0 {
-			continue
-		}
-		if oldObj != nil && jsonEqual(values, collect(oldObj, p.Path.steps, nil)) {
+		if !setAt(newObj, oldObj, oldObj != nil, p.Path.steps, ix.deprecatedKeys[i]) {
 			continue
 		}
 		w := p.Gate.DeprecationWarning
@@ -125,38 +122,6 @@ func (ix *Index) DeprecationWarnings(newObj, oldObj map[string]interface{}, scop
 		}
 	}
 	return warnings
-}
-
-// collect appends every value that the steps reach in v, in a stable order.
-func collect(v interface{}, steps []Step, out []interface{}) []interface{} {
-	if len(steps) == 0 {
-		return append(out, v)
-	}
-	st := steps[0]
-	switch t := v.(type) {
-	case map[string]interface{}:
-		if !st.Wildcard {
-			if child, ok := t[st.Field]; ok {
-				out = collect(child, steps[1:], out)
-			}
-			return out
-		}
-		keys := make([]string, 0, len(t))
-		for k := range t {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			out = collect(t[k], steps[1:], out)
-		}
-	case []interface{}:
-		if st.Wildcard {
-			for _, it := range t {
-				out = collect(it, steps[1:], out)
-			}
-		}
-	}
-	return out
 }
 
 // Printable makes a text valid UTF-8 without control characters, for a warning header or an
