@@ -85,7 +85,7 @@ func setAt(newV, oldV interface{}, oldHas bool, steps []Step, keys [][]string) b
 			return false
 		}
 		oldItems, _ := oldV.([]interface{})
-		pairs := pairItems(t, oldItems, steps[1:], keys[0])
+		pairs := pairItems(t, oldItems, steps[1:], keys[0], keys[1:])
 		for i, it := range t {
 			var oldItem interface{}
 			j := pairs[i]
@@ -102,13 +102,16 @@ func setAt(newV, oldV interface{}, oldHas bool, steps []Step, keys [][]string) b
 
 // pairItems returns, for each new item, the index of the stored item whose place it takes for
 // the values that rest (the steps below the items) leads to, or -1. Items of a list of type
-// map pair by their list-map keys (listMapKeys). In another list, each stored item pairs at
-// most once, in this order: a new item equal to a stored item (the item as stored, wherever
-// the write put it); then one equal to a stored item but for the values at rest (the same
-// item, with those values set or changed); then the stored item at the same index (an item
-// edited in place). So a reorder sets nothing, and a value sent in another item than the one
-// that holds it is set there.
-func pairItems(items, oldItems []interface{}, rest []Step, listMapKeys []string) []int {
+// map pair by their list-map keys (listMapKeys; restKeys are those of the steps of rest). In
+// another list, each stored item pairs at most once, in this order: a new item equal to a
+// stored item (the item as stored, wherever the write put it); then one equal to a stored
+// item but for the values at rest (the same item, with those values set or changed); then one
+// that holds values at rest, with an unpaired stored item that holds them all at the same
+// places (an item edited elsewhere, or whose nested items the write reordered, that sends its
+// values unchanged); then the unpaired stored item at the same index (an item edited in
+// place). So reorders, at any depth, set nothing, and a value sent in another item than the
+// one that holds it is set there.
+func pairItems(items, oldItems []interface{}, rest []Step, listMapKeys []string, restKeys [][]string) []int {
 	pairs := make([]int, len(items))
 	for i := range pairs {
 		pairs[i] = -1
@@ -148,6 +151,9 @@ func pairItems(items, oldItems []interface{}, rest []Step, listMapKeys []string)
 	}
 	pass(func(i, j int) bool { return jsonEqual(items[i], oldItems[j]) })
 	pass(func(i, j int) bool { return jsonEqual(without(items[i], rest), without(oldItems[j], rest)) })
+	pass(func(i, j int) bool {
+		return setAt(items[i], nil, false, rest, restKeys) && !setAt(items[i], oldItems[j], true, rest, restKeys)
+	})
 	pass(func(i, j int) bool { return i == j })
 	return pairs
 }
