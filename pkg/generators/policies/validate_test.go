@@ -156,6 +156,41 @@ func withStates(res *Result, on ...string) *Param {
 	return p
 }
 
+// deprecatedStepsCRD has a deprecated gate on a field of the items of a list without keys.
+// The policies warn whenever a write changes that list and an item holds a value there (a
+// reorder too), where our server follows each item: a declared difference
+// (docs/guides/stock-clusters.md).
+const deprecatedStepsCRD = `
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: pipes.d.example.com}
+spec:
+  group: d.example.com
+  scope: Namespaced
+  names: {plural: pipes, singular: pipe, kind: Pipe}
+  customFeatureGates:
+    featureGates:
+    - {name: OldRetry, preRelease: deprecated, default: true, fieldPaths: ['.spec.steps[*].retry']}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              steps:
+                type: array
+                items:
+                  type: object
+                  properties:
+                    name: {type: string}
+                    retry: {type: integer}
+`
+
 const keywordsCRD = `
 apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
@@ -254,6 +289,7 @@ func TestValidatingPolicy(t *testing.T) {
 		t.Fatal(err)
 	}
 	cache, kws, report, routes := gen(string(cacheData)), gen(keywordsCRD), gen(string(reportData)), gen(string(routeData))
+	pipes := gen(deprecatedStepsCRD)
 	obj := func(apiVersion, spec string) map[string]interface{} {
 		return mustObj(t, "{apiVersion: "+apiVersion+", kind: X, metadata: {name: x, namespace: default}, spec: "+spec+"}")
 	}
@@ -303,6 +339,8 @@ func TestValidatingPolicy(t *testing.T) {
 		{name: "Gateway API: parent refs in other namespaces", res: routes, obj: route("{parentRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: example, namespace: a}, {group: gateway.networking.k8s.io, kind: Gateway, name: example, namespace: b}]}")},
 		{name: "deprecated field set on create", policy: report.Warnings, res: report, on: []string{"UTCOffsetGate"}, obj: obj("gates.example.com/v1", "{utcOffset: '+01:00'}"), want: []string{"deprecated"}},
 		{name: "deprecated field unchanged", policy: report.Warnings, res: report, on: []string{"UTCOffsetGate"}, obj: obj("gates.example.com/v1", "{utcOffset: '+01:00', schedule: b}"), old: obj("gates.example.com/v1", "{utcOffset: '+01:00', schedule: a}")},
+		{name: "deprecated field below a list without keys, list unchanged: no warning", policy: pipes.Warnings, res: pipes, on: []string{"OldRetry"}, obj: obj("d.example.com/v1", "{steps: [{name: a, retry: 1}, {name: b}]}"), old: obj("d.example.com/v1", "{steps: [{name: a, retry: 1}, {name: b}]}")},
+		{name: "deprecated field below a list without keys, items reordered: a warning (ours gives none)", policy: pipes.Warnings, res: pipes, on: []string{"OldRetry"}, obj: obj("d.example.com/v1", "{steps: [{name: b}, {name: a, retry: 1}]}"), old: obj("d.example.com/v1", "{steps: [{name: a, retry: 1}, {name: b}]}"), want: []string{"deprecated"}},
 		{name: "deprecated gate disabled: no warning", policy: report.Warnings, res: report, obj: obj("gates.example.com/v1", "{utcOffset: '+01:00', legacyFormat: x}")},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
