@@ -381,6 +381,25 @@ func (a *applier) list(n *node, items, oldItems []interface{}) []interface{} {
 	return out
 }
 
+// pairByKeys sets match[i] to the index of the stored item with the list-map keys of new
+// item i, for each new item that has a stored counterpart; the other entries are left as
+// they are.
+func pairByKeys(match []int, items, oldItems []interface{}, keys []string) {
+	byKey := make(map[string]int, len(oldItems))
+	for j, it := range oldItems {
+		if k, ok := listMapKey(it, keys); ok {
+			byKey[k] = j
+		}
+	}
+	for i, it := range items {
+		if k, ok := listMapKey(it, keys); ok {
+			if j, found := byKey[k]; found {
+				match[i] = j
+			}
+		}
+	}
+}
+
 // listMapKey renders the list-map key values of a list item as one comparable string.
 func listMapKey(item interface{}, keys []string) (string, bool) {
 	m, ok := item.(map[string]interface{})

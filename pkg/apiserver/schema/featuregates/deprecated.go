@@ -26,30 +26,32 @@ import (
 func listKeysAlong(path Path, schema *structuralschema.Structural) [][]string {
 	keys := make([][]string, len(path.steps))
 	for i, st := range path.steps {
-		if schema == nil {
-			break
-		}
-		switch {
-		case st.Wildcard && schema.Items != nil:
-			if schema.XListType != nil && *schema.XListType == "map" {
-				keys[i] = schema.XListMapKeys
-			}
-			schema = schema.Items
-		case st.Wildcard && schema.AdditionalProperties != nil:
-			schema = schema.AdditionalProperties.Structural
-		case st.Wildcard:
-			schema = nil
-		default:
-			if prop, ok := schema.Properties[st.Field]; ok {
-				schema = &prop
-			} else if schema.AdditionalProperties != nil {
-				schema = schema.AdditionalProperties.Structural
-			} else {
-				schema = nil
-			}
-		}
+		schema, keys[i] = schemaBelow(schema, st)
 	}
 	return keys
+}
+
+// schemaBelow returns the schema of what step st reaches in a value of schema (nil where
+// schema does not say), and, when st is [*] over a list of type map, the list's
+// x-kubernetes-list-map-keys.
+func schemaBelow(schema *structuralschema.Structural, st Step) (*structuralschema.Structural, []string) {
+	switch {
+	case schema == nil:
+		return nil, nil
+	case st.Wildcard && schema.Items != nil:
+		if schema.XListType != nil && *schema.XListType == "map" {
+			return schema.Items, schema.XListMapKeys
+		}
+		return schema.Items, nil
+	case !st.Wildcard && schema.Properties != nil:
+		if prop, ok := schema.Properties[st.Field]; ok {
+			return &prop, nil
+		}
+	}
+	if schema.AdditionalProperties != nil {
+		return schema.AdditionalProperties.Structural, nil
+	}
+	return nil, nil
 }
 
 // setAt reports whether newV holds, at a place that steps lead to, a value that oldV (present
@@ -120,19 +122,7 @@ func pairItems(items, oldItems []interface{}, rest []Step, listMapKeys []string,
 		return pairs
 	}
 	if len(listMapKeys) > 0 {
-		byKey := make(map[string]int, len(oldItems))
-		for j, it := range oldItems {
-			if k, ok := listMapKey(it, listMapKeys); ok {
-				byKey[k] = j
-			}
-		}
-		for i, it := range items {
-			if k, ok := listMapKey(it, listMapKeys); ok {
-				if j, found := byKey[k]; found {
-					pairs[i] = j
-				}
-			}
-		}
+		pairByKeys(pairs, items, oldItems, listMapKeys)
 		return pairs
 	}
 	used := make([]bool, len(oldItems))

@@ -395,34 +395,17 @@ func (ix *Index) addDisabled(p *GatedPath, schema *structuralschema.Structural) 
 			return // an ancestor's whole value is gated already
 		}
 		if st.Wildcard {
-			if schema != nil && schema.Items != nil {
-				if schema.XListType != nil && *schema.XListType == "map" {
-					n.listMapKeys = schema.XListMapKeys
-				}
-				schema = schema.Items
-			} else if schema != nil && schema.AdditionalProperties != nil {
-				schema = schema.AdditionalProperties.Structural
-			} else {
-				schema = nil
-			}
+			schema, n.listMapKeys = schemaBelow(schema, st)
 			if n.wildcard == nil {
 				n.wildcard = &node{}
 			}
 			n = n.wildcard
 			continue
 		}
-		if schema != nil {
-			if schema.ValueValidation != nil && len(schema.ValueValidation.Required) > 0 && n != ix.disabled {
-				n.required = schema.ValueValidation.Required
-			}
-			if prop, ok := schema.Properties[st.Field]; ok {
-				schema = &prop
-			} else if schema.AdditionalProperties != nil {
-				schema = schema.AdditionalProperties.Structural
-			} else {
-				schema = nil
-			}
+		if schema != nil && schema.ValueValidation != nil && len(schema.ValueValidation.Required) > 0 && n != ix.disabled {
+			n.required = schema.ValueValidation.Required
 		}
+		schema, _ = schemaBelow(schema, st)
 		if n.fields == nil {
 			n.fields = map[string]*node{}
 		}

@@ -69,19 +69,7 @@ func correlate(n *node, items, oldItems []interface{}, u *Unsendable) ([]int, *a
 		return match, nil
 	}
 	if len(n.listMapKeys) > 0 {
-		byKey := make(map[string]int, len(oldItems))
-		for j, it := range oldItems {
-			if k, ok := listMapKey(it, n.listMapKeys); ok {
-				byKey[k] = j
-			}
-		}
-		for i, it := range items {
-			if k, ok := listMapKey(it, n.listMapKeys); ok {
-				if j, found := byKey[k]; found {
-					match[i] = j
-				}
-			}
-		}
+		pairByKeys(match, items, oldItems, n.listMapKeys)
 		return match, nil
 	}
 	held := make([]*GatedPath, len(oldItems))

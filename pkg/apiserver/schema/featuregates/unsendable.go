@@ -138,28 +138,19 @@ func (u *Unsendable) lacks(n *node) bool {
 // version decodes it: pruned by that version's schema of the item, so without the fields,
 // lists and maps the version lacks, then defaulted by it, as decoding does. It is v itself
 // where the version decodes items as stored; v is not modified.
-func (u *Unsendable) shown(n *node, v interface{}) interface{} {
-	if u == nil {
-		return v
-	}
-	s := u.items[n]
-	if s == nil {
-		return v
-	}
-	if _, ok := v.(map[string]interface{}); !ok {
-		return v
-	}
-	c := runtime.DeepCopyJSONValue(v)
-	structuralpruning.Prune(c, s, false)
-	applyDefaults(c, s)
-	return c
-}
+func (u *Unsendable) shown(n *node, v interface{}) interface{} { return u.decoded(n, v, true) }
 
 // withoutLacked is v, an item of the list at n's parent, without the properties that the
 // client's version's schema lacks (pruned as decoding in that version prunes them, without
 // its defaults): the item as a write in that version starts from it, but for the values at
 // disabled paths, which the write keeps (see gatedPart). v itself when u has no schema for n.
 func (u *Unsendable) withoutLacked(n *node, v interface{}) interface{} {
+	return u.decoded(n, v, false)
+}
+
+// decoded is a copy of v pruned by u's schema for n, with that schema's defaults when
+// defaults is set; v itself when u has no schema for n or v is not an object.
+func (u *Unsendable) decoded(n *node, v interface{}, defaults bool) interface{} {
 	if u == nil || u.items[n] == nil {
 		return v
 	}
@@ -168,6 +159,9 @@ func (u *Unsendable) withoutLacked(n *node, v interface{}) interface{} {
 	}
 	c := runtime.DeepCopyJSONValue(v)
 	structuralpruning.Prune(c, u.items[n], false)
+	if defaults {
+		applyDefaults(c, u.items[n])
+	}
 	return c
 }
 
