@@ -33,6 +33,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/restmapper"
@@ -226,6 +227,9 @@ func compareOne(ctx context.Context, o options, s shape, forms stockForms, round
 			return r, err
 		}
 		if err := applyManifests(ctx, c, forms.policiesYAML); err != nil {
+			return r, err
+		}
+		if err := slimParam(ctx, c, o.slimParam, forms.res.Param.Name); err != nil {
 			return r, err
 		}
 		waited, err := waitPoliciesActive(ctx, res, s, names, o.policyTimeout)
@@ -610,4 +614,47 @@ func objectSizes(o options) string {
 		parts = append(parts, fmt.Sprintf("%d (%d gates)", objectSize(shape{gates: g, omitDisabled: !o.sendDisabled}), g))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// slimParam strips the parameter object named name as -slim-param says: "managed-fields"
+// clears its metadata.managedFields (an update that sends one empty entry), "all" also drops
+// every gate's fieldPaths. Neither is a supported setup: they measure what the object's
+// conversion for CEL costs the stock server per write.
+func slimParam(ctx context.Context, c *clients, how, name string) error {
+	if how == "" {
+		return nil
+	}
+	if how != "managed-fields" && how != "all" {
+		return fmt.Errorf("-slim-param %q: want managed-fields, all or empty", how)
+	}
+	ri := c.dynamic.Resource(schema.GroupVersionResource{Group: policies.ParamGroup, Version: policies.ParamVersion, Resource: policies.ParamResource})
+	obj, err := ri.Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return fmt.Errorf("parameter object %s: %w", name, err)
+	}
+	if how == "all" {
+		gates, _, _ := unstructured.NestedSlice(obj.Object, "spec", "featureGates")
+		for _, g := range gates {
+			if m, ok := g.(map[string]interface{}); ok {
+				delete(m, "fieldPaths")
+			}
+		}
+		if err := unstructured.SetNestedSlice(obj.Object, gates, "spec", "featureGates"); err != nil {
+			return err
+		}
+	}
+	obj.SetManagedFields([]metav1.ManagedFieldsEntry{{}})
+	got, err := ri.Update(ctx, obj, metav1.UpdateOptions{})
+	if err != nil {
+		return fmt.Errorf("parameter object %s: stripping it (-slim-param %s): %w", name, how, err)
+	}
+	if n := len(got.GetManagedFields()); n != 0 {
+		return fmt.Errorf("parameter object %s still has %d managedFields entries after -slim-param %s", name, n, how)
+	}
+	raw, err := got.MarshalJSON()
+	if err != nil {
+		return err
+	}
+	fmt.Printf("parameter object %s stripped (-slim-param %s): %d bytes of JSON\n", name, how, len(raw))
+	return nil
 }
