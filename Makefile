@@ -203,6 +203,14 @@ bench-e2e: $(BINARIES) $(STOCK_APISERVER) ## End-to-end write benchmark: ours wi
 	@mkdir -p $(OUT)/bench
 	go run ./test/benche2e -bin-dir $(BIN) -stock-apiserver $(STOCK_APISERVER) -out $(OUT)/bench/e2e-report.md $(BENCH_E2E_FLAGS)
 
+UPSTREAM_PATCH ?= hack/upstream/apiserver-params-from-content.patch
+.PHONY: bench-e2e-upstream-patch
+bench-e2e-upstream-patch: $(BINARIES) ## bench-e2e's comparison at 50 gates, 3 rounds, on a stock kube-apiserver built with UPSTREAM_PATCH, a change we propose to k8s.io/apiserver (performance.md).
+	STOCK_LDFLAGS='$(STOCK_LDFLAGS)' hack/upstream/build-stock-apiserver.sh $(UPSTREAM_PATCH) $(OUT)/stock-patched/kube-apiserver
+	@mkdir -p $(OUT)/bench
+	go run ./test/benche2e -bin-dir $(BIN) -stock-apiserver $(OUT)/stock-patched/kube-apiserver -rounds 0 -compare-rounds 3 -compare-gates 50 \
+	  -out $(OUT)/bench/e2e-upstream-patch-report.md $(BENCH_E2E_FLAGS)
+
 .PHONY: bench-rss
 bench-rss: $(BINARIES) ## kube-apiserver memory with 1000 CRDs x 50 gates vs 1000 CRDs without gates (BENCH_E2E_FLAGS=-crds=200 for less).
 	@mkdir -p $(OUT)/bench
@@ -325,4 +333,4 @@ clean: ## Remove build output and stamps (upstream files stay; `git clean -xfd` 
 
 .PHONY: help
 help:
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 18
+	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 18
