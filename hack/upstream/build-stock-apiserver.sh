@@ -12,16 +12,20 @@
 source "$(dirname "${BASH_SOURCE[0]}")/../fork/lib.sh"
 
 [ $# -eq 2 ] || die "usage: $0 <patch> <output binary>"
+[ -f "$1" ] || die "no patch at $1"
 patch_file=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-[ -f "$patch_file" ] || die "no patch at $1"
 output=$2
 case $output in /*) ;; *) output="$PWD/$output" ;; esac
 work="$OUT/stock-patched/src"
 
 cd "$ROOT/hack/kind/node"
-version=$(go list -m -f '{{.Version}}' k8s.io/apiserver)
+# The version the build list selects, or the one a replace directive points at.
+version=$(go list -m -f '{{with .Replace}}{{.Version}}{{else}}{{.Version}}{{end}}' k8s.io/apiserver)
+[ -n "$version" ] || die "hack/kind/node's build list has no version of k8s.io/apiserver (replaced by a directory?)"
 src=$(module_dir "k8s.io/apiserver@$version")
 
+# A run stopped between the copy and the chmod leaves read-only directories behind.
+[ ! -d "$work" ] || chmod -R u+w "$work"
 rm -rf "$work"
 mkdir -p "$work"
 cp -r "$src" "$work/apiserver"
