@@ -72,6 +72,11 @@ STOCK_APISERVER_PORT ?= 27443
 STOCK_APISERVER := $(OUT)/stock/kube-apiserver
 STOCK_LDFLAGS   := -s -w $(foreach p,k8s.io/component-base/version k8s.io/client-go/pkg/version,-X $(p).gitVersion=$(KUBE_VERSION) -X $(p).gitMajor=1 -X $(p).gitMinor=37 -X $(p).gitTreeState=clean)
 
+# A built file takes the time its build started, not the time it ended: a source saved while
+# the compiler runs is then newer than the file, and the next make builds it again.
+BUILD_STARTS = @mkdir -p $(@D) && touch $@.started
+BUILD_DONE   = @touch -r $@.started $@ && rm -f $@.started
+
 .PHONY: all
 all: $(STAMPS)/build $(BINARIES) ## Materialize, generate and build everything (a no-op when nothing changed).
 
@@ -84,35 +89,42 @@ $(STAMPS)/codegen: $(STAMPS)/materialize $(API_SOURCES) hack/fork/codegen.sh hac
 	@mkdir -p $(@D) && touch $@
 
 $(STAMPS)/build: $(STAMPS)/codegen $(GO_SOURCES) go.mod go.sum
+	$(BUILD_STARTS)
 	go build ./...
-	@mkdir -p $(@D) && touch $@
+	$(BUILD_DONE)
 
 $(BIN)/kube-apiserver: $(STAMPS)/codegen $(GO_SOURCES) go.mod go.sum
+	$(BUILD_STARTS)
 	$(GO_STATIC) -ldflags '-s -w $(call VERSION_LDFLAGS,$(KUBE_VERSION)+kep2608)' -o $@ ./cmd/kube-apiserver
-	@touch $@
+	$(BUILD_DONE)
 
 $(BIN)/kubectl: $(STAMPS)/codegen go.mod go.sum cmd/kubectl/main.go
+	$(BUILD_STARTS)
 	$(GO_STATIC) -ldflags '-s -w $(call VERSION_LDFLAGS,$(KUBE_VERSION))' -o $@ ./cmd/kubectl
-	@touch $@
+	$(BUILD_DONE)
 
 $(BIN)/etcd: go.mod go.sum cmd/etcd/main.go
+	$(BUILD_STARTS)
 	$(GO_STATIC) -ldflags '-s -w' -o $@ ./cmd/etcd
-	@touch $@
+	$(BUILD_DONE)
 
 $(BIN)/local-up: $(STAMPS)/codegen go.mod go.sum $(wildcard cmd/local-up/*.go test/localup/*.go)
+	$(BUILD_STARTS)
 	$(GO_STATIC) -o $@ ./cmd/local-up
-	@touch $@
+	$(BUILD_DONE)
 
 # featuregate-gen reads API types with sigs.k8s.io/controller-tools (markers, loader).
 $(BIN)/featuregate-gen: $(STAMPS)/codegen go.mod go.sum $(wildcard cmd/featuregate-gen/*.go pkg/generators/*/*.go pkg/buildinfo/*.go)
+	$(BUILD_STARTS)
 	$(GO_STATIC) -ldflags '-s -w' -o $@ ./cmd/featuregate-gen
-	@touch $@
+	$(BUILD_DONE)
 
 # The plugin also compiles the server's gate rules and the generated clientset; GO_SOURCES
 # covers them (and every other non-test Go file, as for kube-apiserver).
 $(BIN)/kubectl-featuregates: $(STAMPS)/codegen $(GO_SOURCES) go.mod go.sum
+	$(BUILD_STARTS)
 	$(GO_STATIC) -ldflags '-s -w' -o $@ ./cmd/kubectl-featuregates
-	@touch $@
+	$(BUILD_DONE)
 
 .PHONY: binaries kube-apiserver kubectl etcd kubectl-featuregates featuregate-gen
 binaries: $(BINARIES) ## Build kube-apiserver, etcd, kubectl, local-up, kubectl-featuregates and featuregate-gen into _output/bin.
