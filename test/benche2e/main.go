@@ -147,6 +147,9 @@ func (o *options) validate() error {
 	if o.binDir == "" {
 		return errors.New("-bin-dir is required")
 	}
+	if o.slimParam != "" && o.slimParam != "managed-fields" && o.slimParam != "all" {
+		return fmt.Errorf("-slim-param %q: want managed-fields, all or empty", o.slimParam)
+	}
 	abs, err := filepath.Abs(o.binDir)
 	if err != nil {
 		return err

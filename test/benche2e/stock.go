@@ -624,9 +624,6 @@ func slimParam(ctx context.Context, c *clients, how, name string) error {
 	if how == "" {
 		return nil
 	}
-	if how != "managed-fields" && how != "all" {
-		return fmt.Errorf("-slim-param %q: want managed-fields, all or empty", how)
-	}
 	ri := c.dynamic.Resource(schema.GroupVersionResource{Group: policies.ParamGroup, Version: policies.ParamVersion, Resource: policies.ParamResource})
 	obj, err := ri.Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
