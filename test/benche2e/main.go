@@ -85,6 +85,7 @@ type options struct {
 	stockVersion   string // what the copied stock kube-apiserver --version printed
 	cpuProfile     time.Duration
 	slimParam      string
+	paramConfigMap bool
 
 	// rss
 	crds           int
@@ -116,6 +117,7 @@ func main() {
 	flag.DurationVar(&o.policyTimeout, "policy-timeout", 2*time.Minute, "e2e: how long stock+policies may take after the policies are applied until a write shows them in force")
 	flag.DurationVar(&o.cpuProfile, "cpu-profile", 0, "e2e: in each run of the comparison, take a CPU profile of the kube-apiserver this long from the start of the measured writes (its /debug/pprof/profile) and save it in the work directory as compare-round<R>-gates<N>-<backend>.pprof; 0: none")
 	flag.StringVar(&o.slimParam, "slim-param", "", "e2e, an experiment on stock+policies: after applying the parameter object, strip from it what the policies do not read, to measure what converting it for CEL costs the stock server on every write; managed-fields: clear its metadata.managedFields (breaks an admin's server-side-apply ownership of a gate's enabled); all: also drop every gate's fieldPaths (which the tools read); empty: the object as generated")
+	flag.BoolVar(&o.paramConfigMap, "param-configmap", false, "e2e, an experiment on stock+policies: the policies read each gate's state from a ConfigMap in the bench namespace instead of the parameter object (a built-in kind, which the stock server reads for CEL lazily instead of converting it whole through JSON), to measure what that design would cost per write; the tools do not read such a ConfigMap")
 	flag.BoolVar(&o.sendDisabled, "send-disabled", true, "e2e: the clients send the fields of disabled gates, which A drops (with warnings) and B stores; false: they omit them, so A and B store the same data and the ratio isolates the gating work")
 	flag.Float64Var(&o.goal, "goal", 0.97, "e2e: the A/B throughput ratio the median should reach (reported, never fatal)")
 	flag.IntVar(&o.crds, "crds", 1000, "rss: CRDs to create in each configuration")
@@ -149,6 +151,9 @@ func (o *options) validate() error {
 	}
 	if o.slimParam != "" && o.slimParam != "managed-fields" && o.slimParam != "all" {
 		return fmt.Errorf("-slim-param %q: want managed-fields, all or empty", o.slimParam)
+	}
+	if o.slimParam != "" && o.paramConfigMap {
+		return errors.New("-slim-param and -param-configmap are two different experiments; give one")
 	}
 	abs, err := filepath.Abs(o.binDir)
 	if err != nil {

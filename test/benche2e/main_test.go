@@ -24,7 +24,8 @@ import (
 )
 
 // TestValidateSlimParam: -slim-param takes only its three values, and a wrong one is refused
-// before any control plane starts, naming the flag and the values it takes.
+// before any control plane starts, naming the flag and the values it takes; so is
+// -slim-param with -param-configmap.
 func TestValidateSlimParam(t *testing.T) {
 	bin := t.TempDir()
 	for _, b := range []string{"etcd", "kube-apiserver"} {
@@ -33,22 +34,25 @@ func TestValidateSlimParam(t *testing.T) {
 		}
 	}
 	for _, tc := range []struct {
-		slim    string
-		wantErr string
+		slim      string
+		configMap bool
+		wantErr   string
 	}{
 		{slim: ""},
+		{configMap: true},
+		{slim: "all", configMap: true, wantErr: "-slim-param and -param-configmap are two different experiments"},
 		{slim: "managed-fields"},
 		{slim: "all"},
 		{slim: "fieldPaths", wantErr: `-slim-param "fieldPaths": want managed-fields, all or empty`},
 		{slim: "ALL", wantErr: `-slim-param "ALL"`},
 	} {
-		o := options{binDir: bin, mode: "e2e", gates: 50, clients: 8, writes: 10, rounds: 1, crds: 1, creators: 1, samples: 1, slimParam: tc.slim}
+		o := options{binDir: bin, mode: "e2e", gates: 50, clients: 8, writes: 10, rounds: 1, crds: 1, creators: 1, samples: 1, slimParam: tc.slim, paramConfigMap: tc.configMap}
 		err := o.validate()
 		switch {
 		case tc.wantErr == "" && err != nil:
-			t.Errorf("-slim-param %q: %v", tc.slim, err)
+			t.Errorf("-slim-param %q -param-configmap=%t: %v", tc.slim, tc.configMap, err)
 		case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
-			t.Errorf("-slim-param %q: error %v, want one containing %q", tc.slim, err, tc.wantErr)
+			t.Errorf("-slim-param %q -param-configmap=%t: error %v, want one containing %q", tc.slim, tc.configMap, err, tc.wantErr)
 		}
 	}
 }

@@ -226,7 +226,14 @@ func compareOne(ctx context.Context, o options, s shape, forms stockForms, round
 		if res, err = waitServed(ctx, c, names); err != nil {
 			return r, err
 		}
-		if err := applyManifests(ctx, c, forms.policiesYAML); err != nil {
+		manifest := forms.policiesYAML
+		if o.paramConfigMap {
+			if manifest, err = configMapPolicies(manifest, forms.res.Param); err != nil {
+				return r, fmt.Errorf("-param-configmap: %w", err)
+			}
+			r.policy += ", states in a ConfigMap (-param-configmap)"
+		}
+		if err := applyManifests(ctx, c, manifest); err != nil {
 			return r, err
 		}
 		if err := slimParam(ctx, c, o.slimParam, forms.res.Param.Name); err != nil {
@@ -582,6 +589,12 @@ func reportCompare(o options, results []compareResult) string {
 	fmt.Fprintf(&md, "Backends: **%s** (the stock kube-apiserver, %s, with the gated CRD's stock form and no policy: the baseline), **%s** (our kube-apiserver, CRDFieldLevelVersioning on, the gated CRD) and **%s** (the stock kube-apiserver with featuregate-gen policies' output: stock CRD, CustomResourceFeatureGates parameter object, admission policies, applied server-side and in force before the warm-up). "+
 		"Half the gates disabled; clients send the disabled gates' fields: %v; objects of %s bytes of JSON; %d clients, %d measured writes per run (1 create + %d updates per object), %d warm-up writes, %d round(s), a fresh control plane per run, backends in rotating order.\n\n",
 		backendUpstream, o.stockVersion, backendOurs, backendPolicies, o.sendDisabled, objectSizes(o), o.clients, o.compareWrites, o.updates, o.warmup, o.compareRounds)
+	switch {
+	case o.paramConfigMap:
+		md.WriteString("**Experiment (`-param-configmap`)**: on stock+policies the parameter object is a ConfigMap with each gate's state, which the policies were rewritten to read; no tool reads such a ConfigMap.\n\n")
+	case o.slimParam != "":
+		fmt.Fprintf(&md, "**Experiment (`-slim-param %s`)**: on stock+policies the parameter object was stripped after it was applied.\n\n", o.slimParam)
+	}
 	perfHeader, perf, costHeader, cost := compareTables(results)
 	fmt.Println()
 	printTable(perfHeader, perf)
