@@ -297,15 +297,21 @@ func TestMutatingPolicyMatchesServer(t *testing.T) {
 	const runs = 800
 	for _, seed := range []int64{2608, 1, 42} {
 		t.Run(fmt.Sprintf("seed %d", seed), func(t *testing.T) {
-			compareWrites(t, crd, res, run, validate, seed, runs)
+			compareWrites(t, crd, res, run, validate, func(r *rand.Rand) writeGen { return objGen{r} }, seed, runs)
 		})
 	}
 }
 
+// writeGen makes random objects of a CRD (object) and random writes over them (edit).
+type writeGen interface {
+	object() map[string]interface{}
+	edit(old map[string]interface{}) map[string]interface{}
+}
+
 func compareWrites(t *testing.T, crd *apiextensionsv1.CustomResourceDefinition, res *Result, run func(*Param, map[string]interface{}, map[string]interface{}) (map[string]interface{}, error),
-	validate func(*Param, map[string]interface{}, map[string]interface{}, string) []string, seed int64, runs int) {
+	validate func(*Param, map[string]interface{}, map[string]interface{}, string) []string, newGen func(*rand.Rand) writeGen, seed int64, runs int) {
 	r := rand.New(rand.NewSource(seed))
-	g := objGen{r}
+	g := newGen(r)
 	compared, rejected, olderRule := 0, 0, 0
 	for n := 0; n < runs; n++ {
 		states := map[string]bool{}

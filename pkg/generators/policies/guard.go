@@ -118,7 +118,7 @@ func notLetIn(a anchor, steps []step, d int, certain bool) string {
 			item(x, fmt.Sprintf("(%s < size(%s) ? optional.of(%s[%s]) : optional.none())", i, o, o, i), false),
 			elsewhere)), inPlace))
 	switch {
-	case node == nil:
+	case untypedNode(node):
 		// Below x-kubernetes-preserve-unknown-fields: the value's own type says which.
 		return bind(fmt.Sprintf("(type(%s) == map ? %s : type(%s) == list ? %s : true)", v, byKey, v, keyless))
 	case node.Items == nil:

@@ -245,6 +245,11 @@ func replaceIdent(body, name, repl string) (string, int) {
 // literal names: its value is read by lookups alone.
 var selectChain = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.\??[A-Za-z_][A-Za-z0-9_]*|\[\??"[^"\\]*"\])*$`)
 
+// untypedNode tells a schema node that does not say whether a [*] below it iterates a map's
+// values or a list's items: none (below x-kubernetes-preserve-unknown-fields), or one that
+// keeps unknown fields and has no type. There the value's own type says, as on our server.
+func untypedNode(n *structuralschema.Structural) bool { return n == nil || n.Type == "" }
+
 // pairing is a list without keys whose items the policy pairs with stored items by content:
 // the variable name holds the pairing (correlation) of every instance of the list in the
 // object, nested in the lists and maps of the wildcards above it and indexed like them.
@@ -276,7 +281,7 @@ func (w *walker) pairingVariables(root anchor) []admissionregistrationv1.Variabl
 	var vars []admissionregistrationv1.Variable
 	for i := 0; i < len(w.pairings); i++ { // pairingOf may append while building
 		p := w.pairings[i]
-		expr := w.descend(root, p.steps, 0, nil, 0, "", pairingValues, func(a anchor, names []string, rest []step, here []featuregates.Step, d int, idx string) string {
+		expr := w.descend(root, p.steps, 0, nil, 0, "", pairingValues|toList, func(a anchor, names []string, rest []step, here []featuregates.Step, d int, idx string) string {
 			nv, sc := fmt.Sprintf("nv%d", d), fmt.Sprintf("sc%d", d)
 			return let(sc, a.oldAt(names), let(nv, a.newAt(names), fmt.Sprintf("%s.hasValue() && type(%s.value()) == list ? %s : []", nv, nv,
 				correlation(nv+".value()", fmt.Sprintf("(%s.hasValue() && type(%s.value()) == list ? %s.value() : [])", sc, sc, sc), w.relTree(appendWildcard(here)), d,
@@ -303,6 +308,9 @@ const (
 	// newOps: the flattened list of the leaves' op lists, where the leaves read only the new
 	// object (defaults): the stored items are not looked up.
 	newOps
+	// toList, added to a mode, says that the steps end at a list without keys (a pairing's
+	// list, or the list an ambiguity check judges), not at a gated path.
+	toList descent = 1 << 4
 )
 
 // descend walks steps from anchor a through every wildcard: at each, it iterates the items
@@ -315,9 +323,14 @@ func (w *walker) descend(a anchor, full []step, pos int, prefix []featuregates.S
 	steps := full[pos:]
 	names, rest := splitRun(steps)
 	here := appendNames(prefix, names)
-	if len(rest) <= 1 {
+	// A trailing wildcard goes to the leaf (a gated [*]), but steps that end at a list
+	// (toList) may end with the wildcard of the list or map whose items are that list
+	// ([*][*]), which is iterated.
+	if len(rest) == 0 || (len(rest) == 1 && mode&toList == 0) {
 		return leaf(a, names, rest, here, d, idx)
 	}
+	toward := mode
+	mode &^= toList
 	ops := mode != pairingValues
 	node := a.node
 	if len(names) > 0 {
@@ -328,7 +341,7 @@ func (w *walker) descend(a anchor, full []step, pos int, prefix []featuregates.S
 	i, v, si := fmt.Sprintf("i%d", d), fmt.Sprintf("v%d", d), fmt.Sprintf("si%d", d)
 	item := anchor{newV: v, oldV: si, ptr: ptr.dynamic("string(" + i + ")"), node: rest[0].node}
 	itemPrefix := appendWildcard(here)
-	isMap := node != nil && node.Items == nil
+	isMap := !untypedNode(node) && node.Items == nil
 	var stored string
 	switch {
 	case mode == newOps:
@@ -349,7 +362,7 @@ func (w *walker) descend(a anchor, full []step, pos int, prefix []featuregates.S
 	if isMap {
 		item.ptr = ptr.dynamic("jsonpatch.escapeKey(" + i + ")")
 	}
-	inner := let(si, stored, w.descend(item, full, pos+len(names)+1, itemPrefix, d+1, idx+"["+i+"]", mode, leaf))
+	inner := let(si, stored, w.descend(item, full, pos+len(names)+1, itemPrefix, d+1, idx+"["+i+"]", toward, leaf))
 	kind, empty, each := "list", "[]", fmt.Sprintf("%s.value().transformList(%s, %s, %s)", nv, i, v, inner)
 	if isMap {
 		kind = "map"
@@ -361,7 +374,7 @@ func (w *walker) descend(a anchor, full []step, pos int, prefix []featuregates.S
 		each += ".flatten()"
 	}
 	body := fmt.Sprintf("%s.hasValue() && type(%s.value()) == %s ? %s : %s", nv, nv, kind, each, empty)
-	if node == nil {
+	if untypedNode(node) {
 		// Below x-kubernetes-preserve-unknown-fields the schema does not say whether [*]
 		// iterates a map's values or a list's items: the value's own type does, as on our
 		// server. The list branch above pairs items; this one matches values by key.
@@ -371,7 +384,7 @@ func (w *walker) descend(a anchor, full []step, pos int, prefix []featuregates.S
 		if mode == newOps {
 			mapStored = "optional.none()"
 		}
-		mapInner := let(si, mapStored, w.descend(mapItem, full, pos+len(names)+1, itemPrefix, d+1, idx+"["+i+"]", mode, leaf))
+		mapInner := let(si, mapStored, w.descend(mapItem, full, pos+len(names)+1, itemPrefix, d+1, idx+"["+i+"]", toward, leaf))
 		mapEach := fmt.Sprintf("%s.value().transformMap(%s, %s, %s)", nv, i, v, mapInner)
 		if ops {
 			mapEach = fmt.Sprintf("%s.value().transformList(%s, %s, %s).flatten()", nv, i, v, mapInner)
@@ -629,7 +642,7 @@ func (w *walker) relTree(prefix []featuregates.Step) *tree {
 				}
 				if at := len(prefix) + j - 1; at >= 0 {
 					switch n := resolved[at].node; {
-					case n == nil:
+					case untypedNode(n):
 						t.wildcardAny = true
 					case n.Items == nil:
 						t.wildcardMap = true
@@ -697,14 +710,17 @@ func project(x string, t *tree, d int) string {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	var gated []string
+	var gated, between []string
 	value := e
 	for i := len(names) - 1; i >= 0; i-- {
 		n := names[i]
-		if t.fields[n] == nil {
+		if c := t.fields[n]; c == nil || (c.gatedItems && len(c.fields) == 0 && c.wildcard == nil) {
+			// A gated value, or a list or map whose every item is gated: on our server such a
+			// list or map counts as absent.
 			gated = append(gated, celString(n))
 			continue
 		}
+		between = append(between, celString(n))
 		value = fmt.Sprintf("%s == %s ? %s : %s", k, celString(n), project(e, t.fields[n], d+1), value)
 	}
 	sort.Strings(gated)
@@ -712,5 +728,15 @@ func project(x string, t *tree, d int) string {
 	if len(gated) > 0 {
 		filter = fmt.Sprintf("!(%s in [%s])", k, strings.Join(gated, ", "))
 	}
-	return fmt.Sprintf("(type(%s) == map ? dyn(%s.transformMap(%s, %s, %s, %s)) : %s)", x, x, k, e, filter, value, x)
+	projected := fmt.Sprintf("%s.transformMap(%s, %s, %s, %s)", x, k, e, filter, value)
+	if len(between) > 0 {
+		// A null, or an object that holds nothing once its gated values are left out, on the
+		// way to gated paths counts as absent, as on our server: an item sent without such a
+		// parent, with it empty or null, is the same item as the stored one with it.
+		sort.Strings(between)
+		q, f := fmt.Sprintf("pq%d", d), fmt.Sprintf("pf%d", d)
+		projected = fmt.Sprintf("%s.transformMap(%s, %s, !(%s in [%s]) || !(%s == null || (type(%s) == map && size(%s) == 0)), %s)",
+			projected, q, f, q, strings.Join(between, ", "), f, f, f, f)
+	}
+	return fmt.Sprintf("(type(%s) == map ? dyn(%s) : %s)", x, projected, x)
 }

@@ -468,7 +468,7 @@ func (g *gen) ambiguityChecks(guard string) {
 		}
 		held := func(x string) string { return g.heldBelow(prefix, x) }
 		t := vw.relTree(prefix)
-		expr := vw.descend(root, p.steps, 0, nil, 0, "", storedOps, func(a anchor, names []string, rest []step, here []featuregates.Step, d int, idx string) string {
+		expr := vw.descend(root, p.steps, 0, nil, 0, "", storedOps|toList, func(a anchor, names []string, rest []step, here []featuregates.Step, d int, idx string) string {
 			nv, sc, nl, ol := fmt.Sprintf("nv%d", d), fmt.Sprintf("sc%d", d), fmt.Sprintf("nl%d", d), fmt.Sprintf("ol%d", d)
 			// A list left as stored, or without a stored item that holds a value at a path
 			// that is not live, cannot lose one.
