@@ -552,6 +552,7 @@ func (g *gen) generalDifferences() {
 	g.pairingBounds()
 	if len(g.walker.pairings) > 0 {
 		g.differ("", "", "a write to a list without keys that our server refuses as ambiguous is refused by the validating policy, with a message that names the list and the gated paths but not the item")
+		g.differ("", "", "the items of a list without keys are paired with the stored items by an older rule than our server's: a move or swap of items edited beside their stored values, neighbours edited without them, a removal beside an insertion, or a changed number of items equal outside their gated fields can move or drop a stored value, and a holder removed beside an item edited in place is refused (422) where our server accepts it")
 	}
 	if len(g.defaults) > 0 {
 		g.differ("", "", "the defaults at or below gated paths are applied by the mutating policy on writes while the path is live, not when an object is read")
