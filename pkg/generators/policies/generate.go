@@ -113,8 +113,9 @@ func Generate(crd *apiextensionsv1.CustomResourceDefinition) (*Result, error) {
 	sort.SliceStable(g.paths, func(i, j int) bool { return g.paths[i].path.String() < g.paths[j].path.String() })
 	g.walker = &walker{schema: g.schema, heldBelow: g.heldBelow}
 	for i := range g.paths {
-		g.walker.gated = append(g.walker.gated, g.paths[i].path)
 		g.paths[i].chain = g.chainOf(g.paths[i].path.Steps(), true)
+		g.walker.gated = append(g.walker.gated, g.paths[i].path)
+		g.walker.live = append(g.walker.live, g.live(g.paths[i].chain))
 	}
 	for _, name := range []string{g.policyName(), g.warningsPolicyName()} {
 		if errs := validation.IsDNS1123Subdomain(name); len(errs) > 0 {

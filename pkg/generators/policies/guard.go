@@ -26,6 +26,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/featuregates"
 )
 
 // The last guard on a stock server. The mutating policy is one mutator among others: another
@@ -119,8 +120,16 @@ func notLetIn(a anchor, steps []step, d int, certain bool) string {
 			elsewhere)), inPlace))
 	switch {
 	case untypedNode(node):
-		// Below x-kubernetes-preserve-unknown-fields: the value's own type says which.
-		return bind(fmt.Sprintf("(type(%s) == map ? %s : type(%s) == list ? %s : true)", v, byKey, v, keyless))
+		// Below x-kubernetes-preserve-unknown-fields: the value's own type says which. A
+		// stored list or map that holds a value here, replaced by a value of another kind,
+		// loses it: refused, as on our server.
+		rel := make([]featuregates.Step, len(rest))
+		for j, st := range rest {
+			rel[j] = st.Step
+		}
+		kindChanged := fmt.Sprintf("%s.hasValue() && (type(%s.value()) == list || type(%s.value()) == map) && type(%s.value()) != type(%s) && %s",
+			sv, sv, sv, sv, v, hasAt(sv+".value()", rel, d))
+		return bind(fmt.Sprintf("!(%s) && (type(%s) == map ? %s : type(%s) == list ? %s : true)", kindChanged, v, byKey, v, keyless))
 	case node.Items == nil:
 		return bind(fmt.Sprintf("(type(%s) != map || %s)", v, byKey))
 	case isListMap(node):

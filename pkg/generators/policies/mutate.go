@@ -54,6 +54,8 @@ type walker struct {
 	// relTrees holds, per list or map path (the path up to a wildcard), the gated paths
 	// below its items, for matching list items by content.
 	gated []featuregates.Path
+	// live holds, for each of gated, the CEL condition that it is live.
+	live []string
 	// heldBelow returns the CEL condition that x, an item of the list at prefix (a path
 	// ending in a wildcard), holds a value at a gated path below it that is not live.
 	heldBelow func(prefix []featuregates.Step, x string) string
@@ -389,7 +391,13 @@ func (w *walker) descend(a anchor, full []step, pos int, prefix []featuregates.S
 		if ops {
 			mapEach = fmt.Sprintf("%s.value().transformList(%s, %s, %s).flatten()", nv, i, v, mapInner)
 		}
-		body = fmt.Sprintf("%s.hasValue() && type(%s.value()) == map ? %s : %s", nv, nv, mapEach, body)
+		if ops {
+			body = fmt.Sprintf("%s.hasValue() && type(%s.value()) == map ? %s : %s", nv, nv, mapEach, body)
+		} else {
+			// Values: a map of the map's values or a list of the list's items, whose types
+			// differ; dyn lets the checker take either.
+			body = fmt.Sprintf("%s.hasValue() && type(%s.value()) == map ? dyn(%s) : dyn(%s)", nv, nv, mapEach, body)
+		}
 	}
 	if mode == newOps {
 		return let(nv, a.newAt(names), body)
@@ -607,36 +615,60 @@ func appendWildcard(p []featuregates.Step) []featuregates.Step {
 	return append(append([]featuregates.Step(nil), p...), featuregates.Step{Wildcard: true})
 }
 
-// tree is a set of relative gated paths: a nil child is a gated value (left out of
-// comparisons).
+// tree is a set of relative gated paths, each node a value on the way to one or at one.
 type tree struct {
 	fields   map[string]*tree
 	wildcard *tree
 	// wildcardMap is set when the wildcard iterates the values of a map (not a list's items);
 	// wildcardAny when the schema does not say (the value's type does).
 	wildcardMap, wildcardAny bool
-	// gatedItems is set when the wildcard's values themselves are gated.
-	gatedItems bool
+	// off is the CEL condition that this value is at a gated path that is not live; "" where
+	// no gated path ends here.
+	off string
 }
 
-// relTree returns the gated paths below prefix (a path ending in a wildcard), relative to it.
+// anyOff returns the CEL condition that a gated path at or below t is not live, "false"
+// where there is none.
+func (t *tree) anyOff() string {
+	var parts []string
+	var walk func(*tree)
+	walk = func(n *tree) {
+		if n.off != "" {
+			parts = append(parts, n.off)
+		}
+		names := make([]string, 0, len(n.fields))
+		for f := range n.fields {
+			names = append(names, f)
+		}
+		sort.Strings(names)
+		for _, f := range names {
+			walk(n.fields[f])
+		}
+		if n.wildcard != nil {
+			walk(n.wildcard)
+		}
+	}
+	walk(t)
+	if len(parts) == 0 {
+		return "false"
+	}
+	return strings.Join(parts, " || ")
+}
+
+// relTree returns the gated paths below prefix (a path ending in a wildcard), relative to it,
+// each with the condition that it is not live: where items are compared, only those are left
+// out, as on our server, whose comparison knows only the paths that are off.
 func (w *walker) relTree(prefix []featuregates.Step) *tree {
 	root := &tree{}
-	for _, g := range w.gated {
+	for i, g := range w.gated {
 		st := g.Steps()
 		if len(st) <= len(prefix) || !stepsHavePrefix(st, prefix) {
 			continue
 		}
 		resolved := resolveSteps(g, w.schema)
 		t := root
-		rel := st[len(prefix):]
-		for j, s := range rel {
-			last := j == len(rel)-1
+		for j, s := range st[len(prefix):] {
 			if s.Wildcard {
-				if last {
-					t.gatedItems = true
-					break
-				}
 				if t.wildcard == nil {
 					t.wildcard = &tree{}
 				}
@@ -654,20 +686,14 @@ func (w *walker) relTree(prefix []featuregates.Step) *tree {
 			if t.fields == nil {
 				t.fields = map[string]*tree{}
 			}
-			child, seen := t.fields[s.Field]
-			if seen && child == nil {
-				break // an ancestor is gated already
-			}
-			if last {
-				t.fields[s.Field] = nil
-				break
-			}
+			child := t.fields[s.Field]
 			if child == nil {
 				child = &tree{}
 				t.fields[s.Field] = child
 			}
 			t = child
 		}
+		t.off = "!(" + w.live[i] + ")"
 	}
 	return root
 }
@@ -681,62 +707,87 @@ func stepsHavePrefix(st, prefix []featuregates.Step) bool {
 	return true
 }
 
-// project returns the CEL value of x without the gated paths of t (x's own gated paths
-// removed from maps, list items and map values projected the same way), so that two items
-// are the same item, outside the gated paths, exactly when their projections are equal.
+// project returns the CEL value of x without its values at the gated paths of t that are not
+// live (removed from maps, list items and map values projected the same way), so that two
+// items are the same item, outside those paths, exactly when their projections are equal. As
+// on our server, a null, an object that holds nothing once they are left out, and a list or
+// map whose items are all at such a path count as absent on the way to them.
 func project(x string, t *tree, d int) string {
-	if t == nil {
+	if t == nil || (len(t.fields) == 0 && t.wildcard == nil) {
 		return x
-	}
-	if t.gatedItems {
-		return "0"
 	}
 	k, e := fmt.Sprintf("pk%d", d), fmt.Sprintf("pe%d", d)
-	if t.wildcard != nil {
-		if t.wildcardMap {
-			return fmt.Sprintf("(type(%s) == map ? dyn(%s.transformMap(%s, %s, %s)) : %s)", x, x, k, e, project(e, t.wildcard, d+1), x)
-		}
-		if t.wildcardAny {
-			return fmt.Sprintf("(type(%s) == map ? dyn(%s.transformMap(%s, %s, %s)) : type(%s) == list ? dyn(%s.map(%s, %s)) : %s)",
-				x, x, k, e, project(e, t.wildcard, d+1), x, x, e, project(e, t.wildcard, d+1), x)
-		}
-		return fmt.Sprintf("(type(%s) == list ? dyn(%s.map(%s, %s)) : %s)", x, x, e, project(e, t.wildcard, d+1), x)
-	}
 	if len(t.fields) == 0 {
-		return x
+		w := t.wildcard
+		keep := "true"
+		if w.off != "" {
+			keep = "!(" + w.off + ")"
+		}
+		asMap := fmt.Sprintf("dyn(%s.transformMap(%s, %s, %s, %s))", x, k, e, keep, project(e, w, d+1))
+		asList := fmt.Sprintf("dyn(%s.map(%s, %s))", x, e, project(e, w, d+1))
+		if w.off != "" {
+			asList = fmt.Sprintf("(%s ? dyn([]) : %s)", w.off, asList)
+		}
+		switch {
+		case t.wildcardMap:
+			return fmt.Sprintf("(type(%s) == map ? %s : %s)", x, asMap, x)
+		case t.wildcardAny:
+			return fmt.Sprintf("(type(%s) == map ? %s : type(%s) == list ? %s : %s)", x, asMap, x, asList, x)
+		}
+		return fmt.Sprintf("(type(%s) == list ? %s : %s)", x, asList, x)
 	}
 	names := make([]string, 0, len(t.fields))
 	for n := range t.fields {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	var gated, between []string
+	// A map's values at other keys than the named ones: its [*], as on our server, which
+	// projects a named key by its own paths only.
 	value := e
+	var drop []string
+	if t.wildcard != nil {
+		value = project(e, t.wildcard, d+1)
+		if t.wildcard.off != "" {
+			quoted := make([]string, len(names))
+			for i, n := range names {
+				quoted[i] = celString(n)
+			}
+			drop = append(drop, fmt.Sprintf("(!(%s in [%s]) && (%s))", k, strings.Join(quoted, ", "), t.wildcard.off))
+		}
+	}
 	for i := len(names) - 1; i >= 0; i-- {
-		n := names[i]
-		if c := t.fields[n]; c == nil || (c.gatedItems && len(c.fields) == 0 && c.wildcard == nil) {
-			// A gated value, or a list or map whose every item is gated: on our server such a
-			// list or map counts as absent.
-			gated = append(gated, celString(n))
+		n, c := names[i], t.fields[names[i]]
+		name := celString(n)
+		if c.off != "" {
+			drop = append(drop, fmt.Sprintf("(%s == %s && (%s))", k, name, c.off))
+		}
+		if len(c.fields) == 0 && c.wildcard == nil {
 			continue
 		}
-		between = append(between, celString(n))
-		value = fmt.Sprintf("%s == %s ? %s : %s", k, celString(n), project(e, t.fields[n], d+1), value)
+		value = fmt.Sprintf("%s == %s ? %s : %s", k, name, project(e, c, d+1), value)
 	}
-	sort.Strings(gated)
 	filter := "true"
-	if len(gated) > 0 {
-		filter = fmt.Sprintf("!(%s in [%s])", k, strings.Join(gated, ", "))
+	if len(drop) > 0 {
+		sort.Strings(drop)
+		filter = "!(" + strings.Join(drop, " || ") + ")"
 	}
 	projected := fmt.Sprintf("%s.transformMap(%s, %s, %s, %s)", x, k, e, filter, value)
-	if len(between) > 0 {
-		// A null, or an object that holds nothing once its gated values are left out, on the
-		// way to gated paths counts as absent, as on our server: an item sent without such a
-		// parent, with it empty or null, is the same item as the stored one with it.
-		sort.Strings(between)
-		q, f := fmt.Sprintf("pq%d", d), fmt.Sprintf("pf%d", d)
-		projected = fmt.Sprintf("%s.transformMap(%s, %s, !(%s in [%s]) || !(%s == null || (type(%s) == map && size(%s) == 0)), %s)",
-			projected, q, f, q, strings.Join(between, ", "), f, f, f, f)
+	// Then the fields on the way to paths that are not live, where they hold nothing else.
+	q, f := fmt.Sprintf("pq%d", d), fmt.Sprintf("pf%d", d)
+	var absent []string
+	for _, n := range names {
+		c := t.fields[n]
+		if len(c.fields) == 0 && c.wildcard == nil {
+			continue
+		}
+		empty := fmt.Sprintf("%s == null || (type(%s) == map && size(%s) == 0)", f, f, f)
+		if c.wildcard != nil && len(c.fields) == 0 && c.wildcard.off != "" {
+			empty += " || (" + c.wildcard.off + ")"
+		}
+		absent = append(absent, fmt.Sprintf("(%s == %s && (%s) && (%s))", q, celString(n), c.anyOff(), empty))
+	}
+	if len(absent) > 0 {
+		projected = fmt.Sprintf("%s.transformMap(%s, %s, !(%s), %s)", projected, q, f, strings.Join(absent, " || "), f)
 	}
 	return fmt.Sprintf("(type(%s) == map ? dyn(%s) : %s)", x, projected, x)
 }

@@ -19,6 +19,7 @@ package policies
 import (
 	"fmt"
 	"math/rand"
+	"sort"
 	"testing"
 
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/featuregates"
@@ -78,6 +79,9 @@ type serverCase struct {
 	old, obj string
 	// dropped tells that the result differs from what was sent (a value dropped or kept).
 	dropped bool
+	// refused tells that our server refuses the write: the policies must refuse it too (the
+	// mutating policy failing, or the validating policy denying).
+	refused bool
 }
 
 // TestNestedWildcardsMatchServer: the policies compile for a list without keys reached
@@ -136,7 +140,7 @@ spec:
                   type: object
                   properties:
                     name: {type: string}
-                    opts: {type: object, nullable: true, properties: {x: {type: string}, y: {type: string}}}
+                    opts: {type: object, nullable: true, properties: {x: {type: string}, w: {type: string}}}
               tagged:
                 type: array
                 items:
@@ -173,8 +177,8 @@ func TestEmptyParentsMatchServer(t *testing.T) {
 		{name: "object sent empty, reordered", old: "{steps: [{name: a, opts: {x: x1}}, {name: b}]}", obj: "{steps: [{name: b}, {name: a, opts: {}}]}", dropped: true},
 		{name: "object left out, an item inserted", old: "{steps: [{name: a, opts: {x: x1}}, {name: b}]}", obj: "{steps: [{name: c}, {name: a}, {name: b}]}", dropped: true},
 		{name: "object left out, the other item removed", old: "{steps: [{name: a, opts: {x: x1}}, {name: b}]}", obj: "{steps: [{name: a}]}", dropped: true},
-		{name: "object with a live field, reordered", old: "{steps: [{name: a, opts: {x: x1, y: y1}}, {name: b}]}", obj: "{steps: [{name: b}, {name: a, opts: {y: y1}}]}", dropped: true},
-		{name: "object with a live field changed is another item", old: "{steps: [{name: a, opts: {x: x1, y: y1}}]}", obj: "{steps: [{name: a, opts: {y: y2}}]}", dropped: true},
+		{name: "object with a live field, reordered", old: "{steps: [{name: a, opts: {x: x1, w: w1}}, {name: b}]}", obj: "{steps: [{name: b}, {name: a, opts: {w: w1}}]}", dropped: true},
+		{name: "object with a live field changed is another item", old: "{steps: [{name: a, opts: {x: x1, w: w1}}]}", obj: "{steps: [{name: a, opts: {w: w2}}]}", dropped: true},
 		{name: "gated map left out, reordered", old: "{tagged: [{name: a, tg: {k: v}}, {name: b}]}", obj: "{tagged: [{name: b}, {name: a}]}", dropped: true},
 		{name: "gated map left out, the other item removed", old: "{tagged: [{name: a, tg: {k: v}}, {name: b}]}", obj: "{tagged: [{name: a}]}", dropped: true},
 		{name: "gated list left out, reordered", old: "{arrays: [{name: a, arr: [1]}, {name: b}]}", obj: "{arrays: [{name: b}, {name: a}]}", dropped: true},
@@ -219,10 +223,18 @@ func matchServer(t *testing.T, crdYAML, kind string, cases []serverCase) {
 			want := runtime.DeepCopyJSON(obj)
 			if old == nil {
 				ix.PrepareForCreate(want, featuregates.ScopeAll)
-			} else if _, err := ix.PrepareForUpdate(want, old, featuregates.ScopeAll); err != nil {
-				t.Fatalf("our server refuses the write: %v", err)
+			} else if _, err := ix.PrepareForUpdate(want, old, featuregates.ScopeAll); (err != nil) != tc.refused {
+				t.Fatalf("our server refuses the write: %v; want %t", err, tc.refused)
 			}
 			got, err := run(param, runtime.DeepCopyJSON(obj), old)
+			if tc.refused {
+				if err == nil {
+					if denied := validate(param, got, old, ""); len(denied) == 0 {
+						t.Errorf("our server refuses the write, the policies store %s", js(got))
+					}
+				}
+				return
+			}
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -286,9 +298,9 @@ func (g holderGen) holder(field string) (interface{}, bool) {
 		case 3:
 			return map[string]interface{}{"x": g.word()}, true
 		case 4:
-			return map[string]interface{}{"y": g.word()}, true
+			return map[string]interface{}{"w": g.word()}, true
 		}
-		return map[string]interface{}{"x": g.word(), "y": g.word()}, true
+		return map[string]interface{}{"x": g.word(), "w": g.word()}, true
 	case "tg":
 		switch g.r.Intn(3) {
 		case 0:
@@ -329,7 +341,7 @@ func (g holderGen) item(list string) map[string]interface{} {
 
 func (g holderGen) object() map[string]interface{} {
 	spec := map[string]interface{}{}
-	for list := range holderLists {
+	for _, list := range []string{"steps", "tagged", "arrays", "deep"} {
 		if g.maybe() {
 			var items []interface{}
 			for i, n := 0, g.r.Intn(4); i < n; i++ {
@@ -503,8 +515,8 @@ func (g nestGen) edit(old map[string]interface{}) map[string]interface{} {
 		spec["ll"] = fresh["ll"]
 	}
 	if ml, ok := spec["ml"].(map[string]interface{}); ok && g.maybe() {
-		for k, v := range ml {
-			inner, _ := v.([]interface{})
+		for _, k := range sortedKeys(ml) {
+			inner, _ := ml[k].([]interface{})
 			ml[k] = g.editLeaves(inner, func() interface{} { return g.leaf() })
 		}
 	} else if g.maybe() {
@@ -515,7 +527,7 @@ func (g nestGen) edit(old map[string]interface{}) map[string]interface{} {
 		case []interface{}:
 			free["entries"] = g.editLeaves(e, func() interface{} { return g.entry() })
 		case map[string]interface{}:
-			for k := range e {
+			for _, k := range sortedKeys(e) {
 				if m, ok := e[k].(map[string]interface{}); ok && g.maybe() {
 					delete(m, "hidden")
 				}
@@ -530,4 +542,100 @@ func (g nestGen) edit(old map[string]interface{}) map[string]interface{} {
 		}
 	}
 	return obj
+}
+
+// mixedCRD: a list without keys whose items hold a live gated field beside one that is off,
+// a map in items with a named key and a [*] both gated, a gated [*] list with a gated field
+// below its items, and lists below a [*] at a field without a type.
+const mixedCRD = `
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: mixes.t.example.com}
+spec:
+  group: t.example.com
+  scope: Namespaced
+  names: {plural: mixes, singular: mix, kind: Mix}
+  customFeatureGates:
+    featureGates:
+    - {name: Live, preRelease: alpha, fieldPaths: ['.spec.steps[*].live']}
+    - {name: OptX, preRelease: alpha, fieldPaths: ['.spec.steps[*].opts.x']}
+    - {name: Gold, preRelease: alpha, fieldPaths: ['.spec.p[*].m.gold.x']}
+    - {name: MapY, preRelease: alpha, fieldPaths: ['.spec.p[*].m[*].v']}
+    - {name: Tags, preRelease: alpha, fieldPaths: ['.spec.r[*].tags[*]']}
+    - {name: TagZ, preRelease: alpha, fieldPaths: ['.spec.r[*].tags[*].z']}
+    - {name: Ent, preRelease: alpha, fieldPaths: ['.spec.holder.entries[*].x']}
+    - {name: Inner, preRelease: alpha, fieldPaths: ['.spec.holder.entries[*].inner[*].z']}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              steps:
+                type: array
+                items:
+                  type: object
+                  properties:
+                    name: {type: string}
+                    live: {type: string}
+                    opts: {type: object, properties: {x: {type: string}, w: {type: string}}}
+              p:
+                type: array
+                items:
+                  type: object
+                  properties:
+                    name: {type: string}
+                    m:
+                      type: object
+                      additionalProperties:
+                        type: object
+                        properties: {x: {type: string}, v: {type: string}, w: {type: string}}
+              r:
+                type: array
+                items:
+                  type: object
+                  properties:
+                    name: {type: string}
+                    tags:
+                      type: array
+                      items: {type: object, properties: {z: {type: string}, w: {type: string}}}
+              holder:
+                type: object
+                properties:
+                  entries: {x-kubernetes-preserve-unknown-fields: true}
+`
+
+// TestMixedShapesMatchServer: only the paths that are off take part in no comparison of
+// items (a live gated field tells items apart); a map's named key and its [*] are both left
+// out; a gated [*] with a gated field below it counts as absent; and a value below a field
+// without a type that a write turns into a value of another kind is refused, not lost.
+func TestMixedShapesMatchServer(t *testing.T) {
+	matchServer(t, mixedCRD, "Mix", []serverCase{
+		{name: "a live gated field tells equal items apart", on: []string{"Live"}, old: "{steps: [{name: x, live: '1', opts: {x: X}}, {name: x, live: '2'}]}", obj: "{steps: [{name: x, live: '2'}, {name: x, live: '1'}]}", dropped: true},
+		{name: "both off: items equal outside them", old: "{steps: [{name: x, live: '1', opts: {x: X}}, {name: y}]}", obj: "{steps: [{name: y}, {name: x}]}", dropped: true},
+		{name: "a named key and [*] of a map, reordered", old: "{p: [{name: a, m: {gold: {x: X}}}, {name: b}]}", obj: "{p: [{name: b}, {name: a}]}", dropped: true},
+		{name: "a named key and [*] of a map, other content", old: "{p: [{name: a, m: {gold: {x: X, w: '1'}}}, {name: b}]}", obj: "{p: [{name: b}, {name: a, m: {gold: {w: '1'}}}]}", dropped: true},
+		{name: "a gated [*] with a gated field below, left out", old: "{r: [{name: a, tags: [{w: '1', z: Z}]}, {name: b}]}", obj: "{r: [{name: b}, {name: a}]}", dropped: true},
+		{name: "untyped: a list below, create", obj: "{holder: {entries: [{inner: [{z: z1, o: 1}]}]}}", dropped: true},
+		{name: "untyped: a list below, reordered", old: "{holder: {entries: [{inner: [{z: z1}, {o: 2}]}]}}", obj: "{holder: {entries: [{inner: [{o: 2}, {}]}]}}", dropped: true},
+		{name: "untyped: list turned into a map", old: "{holder: {entries: [{x: X1, o: 1}, {o: 2}]}}", obj: "{holder: {entries: {a: {x: X1, o: 1}}}}", refused: true},
+		{name: "untyped: map turned into a list", old: "{holder: {entries: {k1: {x: X1, o: 1}, k2: {o: 2}}}}", obj: "{holder: {entries: [{o: 1}, {o: 2}]}}", refused: true},
+		{name: "untyped: list turned into a scalar", old: "{holder: {entries: [{x: X1}]}}", obj: "{holder: {entries: str}}", refused: true},
+		{name: "untyped: list without stored values turned into a map", old: "{holder: {entries: [{o: 1}]}}", obj: "{holder: {entries: {a: {o: 1}}}}"},
+	})
+}
+
+// sortedKeys returns m's keys in order, so that a seed replays the same writes.
+func sortedKeys(m map[string]interface{}) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
