@@ -538,6 +538,33 @@ func (g *gen) differ(path, gate, what string) {
 	g.res.Differences = append(g.res.Differences, Difference{Path: path, Gate: gate, What: what})
 }
 
+// namedKeyDifferences lists the maps inside the items of a list without keys that have both a
+// named key and their [*] gated: our server compares such items with the [*]'s paths left out
+// of the keys it does not name only, and refuses some writes that only move them; the
+// policies leave them out of every key, as the contract says, and accept them.
+func (g *gen) namedKeyDifferences() {
+	for _, p := range g.walker.pairings {
+		var walk func(at string, t *tree)
+		walk = func(at string, t *tree) {
+			if t.wildcard != nil && len(t.fields) > 0 {
+				g.differ(at, "", "a write that moves items of the list without keys above this map, whose named keys and [*] are both gated and off, is accepted with each stored value kept in its item; our server compares those items with the [*]'s paths still in at the named keys, and may refuse it (422)")
+			}
+			names := make([]string, 0, len(t.fields))
+			for n := range t.fields {
+				names = append(names, n)
+			}
+			sort.Strings(names)
+			for _, n := range names {
+				walk(at+"."+n, t.fields[n])
+			}
+			if t.wildcard != nil {
+				walk(at+"[*]", t.wildcard)
+			}
+		}
+		walk(pathString(p.prefix)+"[*]", g.walker.relTree(appendWildcard(p.prefix)))
+	}
+}
+
 // generalDifferences lists what every CRD's policies do differently from our server.
 func (g *gen) generalDifferences() {
 	if g.res.Mutating != nil {
@@ -553,6 +580,7 @@ func (g *gen) generalDifferences() {
 	g.pairingBounds()
 	if len(g.walker.pairings) > 0 {
 		g.differ("", "", "a write to a list without keys that our server refuses as ambiguous is refused by the validating policy, with a message that names the list and the gated paths but not the item")
+		g.namedKeyDifferences()
 		g.differ("", "", "the items of a list without keys are paired with the stored items by an older rule than our server's: a move or swap of items edited beside their stored values, neighbours edited without them, a removal beside an insertion, or a changed number of items equal outside their gated fields can move or drop a stored value, and a holder removed beside an item edited in place is refused (422) where our server accepts it")
 	}
 	if len(g.defaults) > 0 {

@@ -755,16 +755,27 @@ func project(x string, t *tree, d int) string {
 			drop = append(drop, fmt.Sprintf("(!(%s in [%s]) && (%s))", k, strings.Join(quoted, ", "), t.wildcard.off))
 		}
 	}
+	// A named key of a map with a [*] is also one of its values: the [*]'s paths apply to it
+	// too (our server gates it by both).
+	w := t.wildcard
 	for i := len(names) - 1; i >= 0; i-- {
 		n, c := names[i], t.fields[names[i]]
 		name := celString(n)
 		if c.off != "" {
 			drop = append(drop, fmt.Sprintf("(%s == %s && (%s))", k, name, c.off))
 		}
-		if len(c.fields) == 0 && c.wildcard == nil {
+		if w != nil && w.off != "" {
+			drop = append(drop, fmt.Sprintf("(%s == %s && (%s))", k, name, w.off))
+		}
+		if len(c.fields) == 0 && c.wildcard == nil && w == nil {
 			continue
 		}
-		value = fmt.Sprintf("%s == %s ? %s : %s", k, name, project(e, c, d+1), value)
+		proj := project(e, c, d+1)
+		if w != nil {
+			pw := fmt.Sprintf("pw%d", d)
+			proj = let(pw, project(e, w, d+1), project(pw, c, d+1))
+		}
+		value = fmt.Sprintf("%s == %s ? %s : %s", k, name, proj, value)
 	}
 	filter := "true"
 	if len(drop) > 0 {
@@ -777,14 +788,20 @@ func project(x string, t *tree, d int) string {
 	var absent []string
 	for _, n := range names {
 		c := t.fields[n]
-		if len(c.fields) == 0 && c.wildcard == nil {
+		if len(c.fields) == 0 && c.wildcard == nil && w == nil {
 			continue
 		}
 		empty := fmt.Sprintf("%s == null || (type(%s) == map && size(%s) == 0)", f, f, f)
-		if c.wildcard != nil && len(c.fields) == 0 && c.wildcard.off != "" {
-			empty += " || (" + c.wildcard.off + ")"
+		off := c.anyOff()
+		for _, o := range []*tree{c, w} {
+			if o != nil && o.wildcard != nil && len(o.fields) == 0 && o.wildcard.off != "" {
+				empty += " || (" + o.wildcard.off + ")"
+			}
 		}
-		absent = append(absent, fmt.Sprintf("(%s == %s && (%s) && (%s))", q, celString(n), c.anyOff(), empty))
+		if w != nil {
+			off += " || " + w.anyOff()
+		}
+		absent = append(absent, fmt.Sprintf("(%s == %s && (%s) && (%s))", q, celString(n), off, empty))
 	}
 	if len(absent) > 0 {
 		projected = fmt.Sprintf("%s.transformMap(%s, %s, !(%s), %s)", projected, q, f, strings.Join(absent, " || "), f)
