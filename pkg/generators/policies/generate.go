@@ -539,15 +539,14 @@ func (g *gen) differ(path, gate, what string) {
 }
 
 // namedKeyDifferences lists the maps inside the items of a list without keys that have both a
-// named key and their [*] gated: our server compares such items with the [*]'s paths left out
-// of the keys it does not name only, and refuses some writes that only move them; the
-// policies leave them out of every key, as the contract says, and accept them.
+// named key and their [*] gated, where our server has gaps (docs/reference/api.md): the
+// policies compare such items as it does, and differ where it refuses or drops.
 func (g *gen) namedKeyDifferences() {
 	for _, p := range g.walker.pairings {
 		var walk func(at string, t *tree)
 		walk = func(at string, t *tree) {
 			if t.wildcard != nil && len(t.fields) > 0 {
-				g.differ(at, "", "a write that moves items of the list without keys above this map, whose named keys and [*] are both gated and off, is accepted with each stored value kept in its item; our server compares those items with the [*]'s paths still in at the named keys, and may refuse it (422)")
+				g.differ(at, "", "this map's named keys and [*] are both gated: while both are off, a write that only moves items of the list without keys above it, sent without their stored values, pairs them in place (the older rule), where our server refuses it (422); a write that leaves the map out keeps the [*]'s stored values at a named key, which our server drops")
 			}
 			names := make([]string, 0, len(t.fields))
 			for n := range t.fields {

@@ -755,8 +755,9 @@ func project(x string, t *tree, d int) string {
 			drop = append(drop, fmt.Sprintf("(!(%s in [%s]) && (%s))", k, strings.Join(quoted, ", "), t.wildcard.off))
 		}
 	}
-	// A named key of a map with a [*] is also one of its values: the [*]'s paths apply to it
-	// too (our server gates it by both).
+	// A named key of a map with a [*]: our server's comparison knows a named key by its own
+	// paths while one of them is off, and by the [*]'s otherwise (its trie holds only the
+	// paths that are off), and the policies compare as it does.
 	w := t.wildcard
 	for i := len(names) - 1; i >= 0; i-- {
 		n, c := names[i], t.fields[names[i]]
@@ -765,15 +766,14 @@ func project(x string, t *tree, d int) string {
 			drop = append(drop, fmt.Sprintf("(%s == %s && (%s))", k, name, c.off))
 		}
 		if w != nil && w.off != "" {
-			drop = append(drop, fmt.Sprintf("(%s == %s && (%s))", k, name, w.off))
+			drop = append(drop, fmt.Sprintf("(%s == %s && !(%s) && (%s))", k, name, c.anyOff(), w.off))
 		}
 		if len(c.fields) == 0 && c.wildcard == nil && w == nil {
 			continue
 		}
 		proj := project(e, c, d+1)
 		if w != nil {
-			pw := fmt.Sprintf("pw%d", d)
-			proj = let(pw, project(e, w, d+1), project(pw, c, d+1))
+			proj = fmt.Sprintf("((%s) ? %s : %s)", c.anyOff(), proj, project(e, w, d+1))
 		}
 		value = fmt.Sprintf("%s == %s ? %s : %s", k, name, proj, value)
 	}
@@ -788,20 +788,14 @@ func project(x string, t *tree, d int) string {
 	var absent []string
 	for _, n := range names {
 		c := t.fields[n]
-		if len(c.fields) == 0 && c.wildcard == nil && w == nil {
+		if len(c.fields) == 0 && c.wildcard == nil {
 			continue
 		}
 		empty := fmt.Sprintf("%s == null || (type(%s) == map && size(%s) == 0)", f, f, f)
-		off := c.anyOff()
-		for _, o := range []*tree{c, w} {
-			if o != nil && o.wildcard != nil && len(o.fields) == 0 && o.wildcard.off != "" {
-				empty += " || (" + o.wildcard.off + ")"
-			}
+		if c.wildcard != nil && len(c.fields) == 0 && c.wildcard.off != "" {
+			empty += " || (" + c.wildcard.off + ")"
 		}
-		if w != nil {
-			off += " || " + w.anyOff()
-		}
-		absent = append(absent, fmt.Sprintf("(%s == %s && (%s) && (%s))", q, celString(n), off, empty))
+		absent = append(absent, fmt.Sprintf("(%s == %s && (%s) && (%s))", q, celString(n), c.anyOff(), empty))
 	}
 	if len(absent) > 0 {
 		projected = fmt.Sprintf("%s.transformMap(%s, %s, !(%s), %s)", projected, q, f, strings.Join(absent, " || "), f)
