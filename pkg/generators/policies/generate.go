@@ -114,8 +114,7 @@ func Generate(crd *apiextensionsv1.CustomResourceDefinition) (*Result, error) {
 	g.walker = &walker{schema: g.schema, heldBelow: g.heldBelow}
 	for i := range g.paths {
 		g.paths[i].chain = g.chainOf(g.paths[i].path.Steps(), true)
-		g.walker.gated = append(g.walker.gated, g.paths[i].path)
-		g.walker.live = append(g.walker.live, g.live(g.paths[i].chain))
+		g.walker.gated = append(g.walker.gated, livePath{path: g.paths[i].path, live: g.live(g.paths[i].chain)})
 	}
 	for _, name := range []string{g.policyName(), g.warningsPolicyName()} {
 		if errs := validation.IsDNS1123Subdomain(name); len(errs) > 0 {
@@ -543,24 +542,11 @@ func (g *gen) differ(path, gate, what string) {
 // policies compare such items as it does, and differ where it refuses or drops.
 func (g *gen) namedKeyDifferences() {
 	for _, p := range g.walker.pairings {
-		var walk func(at string, t *tree)
-		walk = func(at string, t *tree) {
+		g.walker.relTree(appendWildcard(p.prefix)).visit(pathString(p.prefix)+"[*]", func(at string, t *tree) {
 			if t.wildcard != nil && len(t.fields) > 0 {
 				g.differ(at, "", "this map's named keys and [*] are both gated: while both are off, a write that only moves items of the list without keys above it, sent without their stored values, pairs them in place (the older rule), where our server refuses it (422); a write that leaves the map out keeps the [*]'s stored values at a named key, which our server drops")
 			}
-			names := make([]string, 0, len(t.fields))
-			for n := range t.fields {
-				names = append(names, n)
-			}
-			sort.Strings(names)
-			for _, n := range names {
-				walk(at+"."+n, t.fields[n])
-			}
-			if t.wildcard != nil {
-				walk(at+"[*]", t.wildcard)
-			}
-		}
-		walk(pathString(p.prefix)+"[*]", g.walker.relTree(appendWildcard(p.prefix)))
+		})
 	}
 }
 

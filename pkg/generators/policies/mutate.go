@@ -51,14 +51,18 @@ const oldRoot = "variables.old"
 type walker struct {
 	schema   *structuralschema.Structural
 	pairings []pairing
-	// relTrees holds, per list or map path (the path up to a wildcard), the gated paths
-	// below its items, for matching list items by content.
-	gated []featuregates.Path
-	// live holds, for each of gated, the CEL condition that it is live.
-	live []string
+	// gated are the CRD's gated paths, each with the CEL condition that it is live, from
+	// which relTree builds the paths below a list's items, for matching items by content.
+	gated []livePath
 	// heldBelow returns the CEL condition that x, an item of the list at prefix (a path
 	// ending in a wildcard), holds a value at a gated path below it that is not live.
 	heldBelow func(prefix []featuregates.Step, x string) string
+}
+
+// livePath is a gated path and the CEL condition that it is live.
+type livePath struct {
+	path featuregates.Path
+	live string
 }
 
 // step is one field name or a wildcard; node is the schema of the value it reaches, nil
@@ -627,28 +631,37 @@ type tree struct {
 	off string
 }
 
+// visit calls f on t, at the path at, and on every node below it, fields by name before the
+// wildcard.
+func (t *tree) visit(at string, f func(at string, n *tree)) {
+	f(at, t)
+	for _, name := range t.names() {
+		t.fields[name].visit(at+"."+name, f)
+	}
+	if t.wildcard != nil {
+		t.wildcard.visit(at+"[*]", f)
+	}
+}
+
+// names returns the names of t's fields, in order.
+func (t *tree) names() []string {
+	names := make([]string, 0, len(t.fields))
+	for n := range t.fields {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
 // anyOff returns the CEL condition that a gated path at or below t is not live, "false"
 // where there is none.
 func (t *tree) anyOff() string {
 	var parts []string
-	var walk func(*tree)
-	walk = func(n *tree) {
+	t.visit("", func(_ string, n *tree) {
 		if n.off != "" {
 			parts = append(parts, n.off)
 		}
-		names := make([]string, 0, len(n.fields))
-		for f := range n.fields {
-			names = append(names, f)
-		}
-		sort.Strings(names)
-		for _, f := range names {
-			walk(n.fields[f])
-		}
-		if n.wildcard != nil {
-			walk(n.wildcard)
-		}
-	}
-	walk(t)
+	})
 	if len(parts) == 0 {
 		return "false"
 	}
@@ -660,12 +673,12 @@ func (t *tree) anyOff() string {
 // out, as on our server, whose comparison knows only the paths that are off.
 func (w *walker) relTree(prefix []featuregates.Step) *tree {
 	root := &tree{}
-	for i, g := range w.gated {
-		st := g.Steps()
+	for _, g := range w.gated {
+		st := g.path.Steps()
 		if len(st) <= len(prefix) || !stepsHavePrefix(st, prefix) {
 			continue
 		}
-		resolved := resolveSteps(g, w.schema)
+		resolved := resolveSteps(g.path, w.schema)
 		t := root
 		for j, s := range st[len(prefix):] {
 			if s.Wildcard {
@@ -693,7 +706,7 @@ func (w *walker) relTree(prefix []featuregates.Step) *tree {
 			}
 			t = child
 		}
-		t.off = "!(" + w.live[i] + ")"
+		t.off = "!(" + g.live + ")"
 	}
 	return root
 }
@@ -736,44 +749,40 @@ func project(x string, t *tree, d int) string {
 		}
 		return fmt.Sprintf("(type(%s) == list ? %s : %s)", x, asList, x)
 	}
-	names := make([]string, 0, len(t.fields))
-	for n := range t.fields {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := t.names()
 	// A map's values at other keys than the named ones: its [*], as on our server, which
 	// projects a named key by its own paths only.
+	w := t.wildcard
 	value := e
 	var drop []string
-	if t.wildcard != nil {
-		value = project(e, t.wildcard, d+1)
-		if t.wildcard.off != "" {
+	if w != nil {
+		value = project(e, w, d+1)
+		if w.off != "" {
 			quoted := make([]string, len(names))
 			for i, n := range names {
 				quoted[i] = celString(n)
 			}
-			drop = append(drop, fmt.Sprintf("(!(%s in [%s]) && (%s))", k, strings.Join(quoted, ", "), t.wildcard.off))
+			drop = append(drop, fmt.Sprintf("(!(%s in [%s]) && (%s))", k, strings.Join(quoted, ", "), w.off))
 		}
 	}
 	// A named key of a map with a [*]: our server's comparison knows a named key by its own
 	// paths while one of them is off, and by the [*]'s otherwise (its trie holds only the
 	// paths that are off), and the policies compare as it does.
-	w := t.wildcard
 	for i := len(names) - 1; i >= 0; i-- {
 		n, c := names[i], t.fields[names[i]]
-		name := celString(n)
+		name, cOff := celString(n), c.anyOff()
 		if c.off != "" {
 			drop = append(drop, fmt.Sprintf("(%s == %s && (%s))", k, name, c.off))
 		}
 		if w != nil && w.off != "" {
-			drop = append(drop, fmt.Sprintf("(%s == %s && !(%s) && (%s))", k, name, c.anyOff(), w.off))
+			drop = append(drop, fmt.Sprintf("(%s == %s && !(%s) && (%s))", k, name, cOff, w.off))
 		}
 		if len(c.fields) == 0 && c.wildcard == nil && w == nil {
 			continue
 		}
 		proj := project(e, c, d+1)
 		if w != nil {
-			proj = fmt.Sprintf("((%s) ? %s : %s)", c.anyOff(), proj, project(e, w, d+1))
+			proj = fmt.Sprintf("((%s) ? %s : %s)", cOff, proj, project(e, w, d+1))
 		}
 		value = fmt.Sprintf("%s == %s ? %s : %s", k, name, proj, value)
 	}

@@ -452,7 +452,7 @@ func (g *gen) ambiguityChecks(guard string) {
 	if len(g.walker.pairings) == 0 {
 		return
 	}
-	vw := &walker{schema: g.schema, gated: g.walker.gated, live: g.walker.live, heldBelow: g.heldBelow}
+	vw := &walker{schema: g.schema, gated: g.walker.gated, heldBelow: g.heldBelow}
 	root := anchor{newV: "object", oldV: oldRoot, ptr: rootPointer(), node: g.schema}
 	for _, p := range g.walker.pairings {
 		prefix := appendWildcard(p.prefix)

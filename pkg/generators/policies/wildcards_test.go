@@ -561,7 +561,7 @@ spec:
     - {name: Live, preRelease: alpha, fieldPaths: ['.spec.steps[*].live']}
     - {name: OptX, preRelease: alpha, fieldPaths: ['.spec.steps[*].opts.x']}
     - {name: Gold, preRelease: alpha, fieldPaths: ['.spec.p[*].m.gold.x']}
-    - {name: MapY, preRelease: alpha, fieldPaths: ['.spec.p[*].m[*].v']}
+    - {name: MapV, preRelease: alpha, fieldPaths: ['.spec.p[*].m[*].v']}
     - {name: Tags, preRelease: alpha, fieldPaths: ['.spec.r[*].tags[*]']}
     - {name: TagZ, preRelease: alpha, fieldPaths: ['.spec.r[*].tags[*].z']}
     - {name: Ent, preRelease: alpha, fieldPaths: ['.spec.holder.entries[*].x']}
